@@ -1,0 +1,100 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The single-pair entry point, ``signed_distance``, and pose validation."""
+
+import threading
+
+import numpy as np
+
+from .cache import SimplexCache
+from .epa import epa_workspace
+from .query import output_arrays, query_single, workspace
+from .status import DistanceResult
+
+__all__ = ['signed_distance', 'check_poses']
+
+# Rotation blocks must be orthonormal to this accuracy (poses from TF are normalised
+# quaternions, good to ~1e-15; 1e-6 only rejects matrices that are not rotations at all).
+ROTATION_TOLERANCE = 1e-6
+
+_local = threading.local()
+
+
+def check_poses(poses, name):
+    """
+    Validate (..., 4, 4) homogeneous rigid transforms; return them as float64 C arrays.
+
+    Raises ValueError naming ``name`` (and the offending indices for a stack of poses).
+    """
+    try:
+        array = np.ascontiguousarray(poses, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f'{name}: not an array of numbers ({error})') from None
+    if array.shape[-2:] != (4, 4):
+        raise ValueError(f'{name}: expected (4, 4) homogeneous transforms, got {array.shape}')
+    stack = array.reshape(-1, 4, 4)
+    rotation = stack[:, :3, :3]
+    error = np.abs(np.einsum('kji,kjl->kil', rotation, rotation) - np.eye(3)).max(axis=(1, 2))
+    bad = ~np.isfinite(stack).all(axis=(1, 2))
+    bad |= ~(error <= ROTATION_TOLERANCE)
+    bad |= np.abs(stack[:, 3] - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
+    bad |= np.linalg.det(rotation) < 0.0
+    if bad.any():
+        where = '' if array.ndim == 2 else f' at {np.flatnonzero(bad)[:10].tolist()}'
+        raise ValueError(f'{name}: not a finite rigid transform{where} (rotation must be '
+                         'orthonormal with determinant +1, last row [0, 0, 0, 1])')
+    return array
+
+
+def _thread_buffers():
+    """Work arrays reused by every call in this thread (the kernels never allocate)."""
+    buffers = getattr(_local, 'buffers', None)
+    if buffers is None:
+        buffers = (workspace(), epa_workspace(), output_arrays(1))
+        _local.buffers = buffers
+    return buffers
+
+
+def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
+    """
+    Signed distance (the MTD) between two convex bodies.
+
+    Parameters
+    ----------
+    a, b : ConvexPolytope
+        The bodies.
+    pose_a, pose_b : (4, 4) float
+        Body-to-world homogeneous transforms.
+    cache : SimplexCache, optional
+        Tracked state of this ordered pair, read and updated (None: a cold start). Reusing it
+        over time steps makes a query cost about one GJK iteration (Cameron 1997 section 4).
+    hill_climb : bool
+        Find support vertices by walking the vertex graph (True) or by scanning all vertices.
+
+    Returns
+    -------
+    DistanceResult
+        Distance, witness points, normal (A to B), status, error bound and counters.
+
+    """
+    pose_a = check_poses(pose_a, 'pose_a')
+    pose_b = check_poses(pose_b, 'pose_b')
+    if cache is None:
+        cache = SimplexCache()
+    cache._bind(a, b)
+    ws, ep, out = _thread_buffers()
+    query_single(a._scene, b._scene, pose_a, pose_b, cache._arrays, ws, ep, out,
+                 bool(hill_climb))
+    return DistanceResult.from_row(out, 0)

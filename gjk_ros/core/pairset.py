@@ -1,0 +1,213 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Many tracked pairs updated in one compiled call: what the node runs every cycle.
+
+Bodies live in one scene (flat arrays), pairs in an (m, 2) index array and every pair's tracked
+cache in flat (m, ...) arrays, so ``update`` is a single loop in compiled code with no Python
+per pair and no allocation.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import njit
+from .cache import cache_arrays, clear_row, copy_row, SimplexCache
+from .distance import check_poses
+from .epa import epa_workspace
+from .query import (OUT_BOUND, OUT_COUNTS, OUT_DISTANCE, OUT_NORMAL, OUT_STATUS,
+                    OUT_WITNESS_A, OUT_WITNESS_B, output_arrays, query_pair, workspace)
+from .scene import build_scene, scene_body
+from .status import DistanceResult, Status
+
+__all__ = ['PairSet']
+
+BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
+
+
+@njit
+def _mark(out, k, status):
+    """A record that is not a measurement: NaN values and a status that says why."""
+    out[OUT_DISTANCE][k] = math.nan
+    out[OUT_BOUND][k] = math.nan
+    for c in range(3):
+        out[OUT_WITNESS_A][k, c] = math.nan
+        out[OUT_WITNESS_B][k, c] = math.nan
+        out[OUT_NORMAL][k, c] = math.nan
+    for c in range(4):
+        out[OUT_COUNTS][k, c] = 0
+    out[OUT_STATUS][k] = status
+
+
+@njit
+def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
+    """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
+    gap2 = 0.0
+    for c in range(3):
+        ca = (pose_a[c, 0] * body_a[7] + pose_a[c, 1] * body_a[8] + pose_a[c, 2] * body_a[9]
+              + pose_a[c, 3])
+        cb = (pose_b[c, 0] * body_b[7] + pose_b[c, 1] * body_b[8] + pose_b[c, 2] * body_b[9]
+              + pose_b[c, 3])
+        gap2 += (ca - cb) ** 2
+    return math.sqrt(gap2) - body_a[10] - body_b[10] > max_distance
+
+
+@njit
+def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                  tracking):
+    for k in range(pairs.shape[0]):
+        if not active[k]:
+            _mark(out, k, INACTIVE)
+            continue
+        i, j = pairs[k, 0], pairs[k, 1]
+        body_a, body_b = scene_body(scene, i), scene_body(scene, j)
+        if max_distance < math.inf and _beyond(body_a, body_b, poses[i], poses[j],
+                                               max_distance):
+            _mark(out, k, BEYOND)
+            continue
+        query_pair(body_a, body_b, poses[i], poses[j], cache, k, ws, ep, out, hill_climb,
+                   tracking)
+
+
+class PairSet:
+    """
+    Tracked signed distances of many body pairs.
+
+    Parameters
+    ----------
+    bodies : sequence of ConvexPolytope
+        Body ``i`` is posed by ``poses[i]`` in ``update``.
+    pairs : (m, 2) int
+        Body indices (A, B) of each pair; the distance is measured from A to B.
+    hill_climb : bool
+        Walk the vertex graph for support vertices (Cameron section 3.2).
+    tracking : bool
+        Carry each pair's simplex (and penetration polytope) across updates.
+
+    After ``update`` the arrays ``distance`` (m,), ``witness_a`` / ``witness_b`` / ``normal``
+    (m, 3), ``status`` (m,), ``error_bound`` (m,), ``iterations``, ``support_calls``,
+    ``hill_climb_steps`` and ``epa_iterations`` (m,) hold the answers (world frame, same
+    conventions as ``DistanceResult``). They are overwritten by the next update.
+
+    """
+
+    def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True):
+        """Lay out the bodies and allocate every pair's cache once."""
+        self._bodies = list(bodies)
+        self._scene = build_scene(self._bodies)
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if pairs.size and (pairs.min() < 0 or pairs.max() >= len(self._bodies)):
+            raise ValueError(f'pairs: body indices must be in [0, {len(self._bodies)})')
+        self._pairs = np.ascontiguousarray(pairs)
+        self.hill_climb = bool(hill_climb)
+        self.tracking = bool(tracking)
+        self._cache = cache_arrays(self.num_pairs)
+        self._out = output_arrays(self.num_pairs)
+        self._ws = workspace()
+        self._ep = epa_workspace()
+        self._all_active = np.ones(self.num_pairs, dtype=np.bool_)
+
+    @property
+    def num_pairs(self):
+        return self._pairs.shape[0]
+
+    @property
+    def num_bodies(self):
+        return len(self._bodies)
+
+    @property
+    def pairs(self):
+        return self._pairs.copy()
+
+    @property
+    def bodies(self):
+        return tuple(self._bodies)
+
+    def update(self, poses, active=None, max_distance=math.inf):
+        """
+        Recompute every active pair for new body poses, in one compiled call.
+
+        Parameters
+        ----------
+        poses : (num_bodies, 4, 4) float
+            Body-to-world transforms.
+        active : (m,) bool, optional
+            Pairs to compute; the others get Status.INACTIVE and NaN, and keep their cache.
+        max_distance : float
+            Pairs whose bounding spheres are farther apart get Status.BEYOND and NaN.
+
+        """
+        poses = check_poses(poses, 'poses')
+        if poses.shape != (self.num_bodies, 4, 4):
+            raise ValueError(f'poses: expected shape ({self.num_bodies}, 4, 4), '
+                             f'got {poses.shape}')
+        if active is None:
+            active = self._all_active
+        else:
+            active = np.ascontiguousarray(active, dtype=np.bool_)
+            if active.shape != (self.num_pairs,):
+                raise ValueError(f'active: expected shape ({self.num_pairs},), '
+                                 f'got {active.shape}')
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError('max_distance must not be NaN')
+        _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
+                      self._ws, self._ep, self._out, self.hill_climb, self.tracking)
+
+    # Results -----------------------------------------------------------------------------------
+
+    distance = property(lambda self: self._out[OUT_DISTANCE])
+    witness_a = property(lambda self: self._out[OUT_WITNESS_A])
+    witness_b = property(lambda self: self._out[OUT_WITNESS_B])
+    normal = property(lambda self: self._out[OUT_NORMAL])
+    status = property(lambda self: self._out[OUT_STATUS])
+    error_bound = property(lambda self: self._out[OUT_BOUND])
+    iterations = property(lambda self: self._out[OUT_COUNTS][:, 0])
+    support_calls = property(lambda self: self._out[OUT_COUNTS][:, 1])
+    hill_climb_steps = property(lambda self: self._out[OUT_COUNTS][:, 2])
+    epa_iterations = property(lambda self: self._out[OUT_COUNTS][:, 3])
+
+    def result(self, k):
+        """The DistanceResult of pair ``k`` from the last update."""
+        return DistanceResult.from_row(self._out, int(k))
+
+    # Caches ------------------------------------------------------------------------------------
+
+    def reset_cache(self, k=None):
+        """Forget the tracked state of pair ``k`` (all pairs when None)."""
+        for row in (range(self.num_pairs) if k is None else [int(k)]):
+            clear_row(self._cache, row)
+
+    def get_cache(self, k):
+        """A SimplexCache holding a copy of pair ``k``'s tracked state."""
+        cache = SimplexCache()
+        copy_row(self._cache, int(k), cache._arrays, 0)
+        i, j = self._pairs[int(k)]
+        cache._bodies = (self._bodies[i]._key, self._bodies[j]._key)
+        return cache
+
+    def set_cache(self, k, cache):
+        """
+        Load a tracked state into pair ``k`` (e.g. carried over when bodies were rebuilt).
+
+        The cache must come from the same two bodies (same ConvexPolytope objects); otherwise
+        the pair starts cold.
+        """
+        i, j = self._pairs[int(k)]
+        if cache._bodies not in (None, (self._bodies[i]._key, self._bodies[j]._key)):
+            clear_row(self._cache, int(k))
+            return
+        copy_row(cache._arrays, 0, self._cache, int(k))

@@ -1,0 +1,65 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Flat arrays that hand a set of bodies to the compiled kernels.
+
+A scene is the tuple ``(vertices, vertex_start, offsets, offset_start, indices, index_start,
+kinds, params)``: every body's arrays concatenated, body ``i`` owning the slices
+``[start[i]:start[i + 1]]``. ``params[i]`` is ``(sweep radius, cylinder radius, cylinder half
+length, bounding centre x, y, z, bounding radius)``. A single ``ConvexPolytope`` carries a
+one-body scene, so a single query and a batch go through the same compiled code.
+"""
+
+import numpy as np
+
+from ._jit import njit
+
+__all__ = ['build_scene', 'scene_body']
+
+
+def build_scene(bodies):
+    """Concatenate the kernel arrays of a sequence of ConvexPolytope."""
+    bodies = list(bodies)
+    if not bodies:
+        raise ValueError('bodies: a scene needs at least one body')
+
+    def starts(sizes):
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    vertices = np.ascontiguousarray(np.concatenate([b.vertices for b in bodies]))
+    offsets = np.ascontiguousarray(np.concatenate([b.neighbor_offsets for b in bodies]))
+    indices = np.ascontiguousarray(
+        np.concatenate([b.neighbor_indices for b in bodies]).astype(np.int32))
+    kinds = np.array([b._kind for b in bodies], dtype=np.int64)
+    params = np.array([[b.radius, b.cylinder_radius, b.cylinder_half_length,
+                        *b.bounding_center, b.bounding_radius] for b in bodies])
+    return (vertices, starts([b.num_vertices for b in bodies]), offsets.astype(np.int32),
+            starts([b.neighbor_offsets.size for b in bodies]), indices,
+            starts([b.neighbor_indices.size for b in bodies]), kinds, params)
+
+
+@njit
+def scene_body(scene, i):
+    """
+    The kernel tuple of body ``i``: ``(vertices, neighbor_offsets, neighbor_indices, kind,
+    sweep_radius, cylinder_radius, cylinder_half_length, centre_x, centre_y, centre_z,
+    bounding_radius)``.
+    """
+    vertices, vertex_start, offsets, offset_start, indices, index_start, kinds, params = scene
+    return (vertices[vertex_start[i]:vertex_start[i + 1]],
+            offsets[offset_start[i]:offset_start[i + 1]],
+            indices[index_start[i]:index_start[i + 1]],
+            kinds[i], params[i, 0], params[i, 1], params[i, 2], params[i, 3], params[i, 4],
+            params[i, 5], params[i, 6])
