@@ -400,17 +400,58 @@ def epa_expand(body_a, body_b, rel, ep, hill_climb, counters, scale, tolerance):
 
 
 @njit
-def epa_witness(ep, f):
-    """
-    Witness points (A frame) of face f: the origin's projection ``d n`` onto the face plane,
-    expressed in barycentric weights of the face's vertices and applied to their points on A, B.
-    """
+def _face_weights(ep, f):
+    """Closest point of face f to the origin: its barycentric weights and the bit mask."""
     points, triangle, weights = ep[EP_POINTS], ep[EP_TRIANGLE], ep[EP_WEIGHTS]
     face = ep[EP_FACES][f]
     for s in range(3):
         for c in range(3):
             triangle[s, c] = points[0, face[s], c]
-    solve_triangle(triangle, 0, 1, 2, weights[0], weights[1])
+    mask, vx, vy, vz = solve_triangle(triangle, 0, 1, 2, weights[0], weights[1])
+    return mask, vx, vy, vz
+
+
+@njit
+def _containing_face(ep, f, scale):
+    """
+    The face, among f and the faces coplanar with it, that contains the origin's projection.
+
+    Facets of A - B are often polygons (an edge-edge facet is a parallelogram) which EPA holds
+    as several coplanar triangles; the closest-face search picks any of them, and the witness
+    points must come from the one the projection falls in. Returns f when none does (then the
+    closest point of f itself is used).
+    """
+    mask, vx, vy, vz = _face_weights(ep, f)
+    if mask == 7:
+        return f
+    planes, alive = ep[EP_PLANES], ep[EP_ALIVE]
+    tolerance = 16.0 * EPA_VISIBLE_REL * scale
+    best, best_gap = f, math.inf
+    px, py, pz = planes[f, 3] * planes[f, 0], planes[f, 3] * planes[f, 1], \
+        planes[f, 3] * planes[f, 2]
+    for g in range(ep[EP_STATE][ST_SLOTS]):
+        if not alive[g] or g == f or abs(planes[g, 3] - planes[f, 3]) > tolerance:
+            continue
+        mask, vx, vy, vz = _face_weights(ep, g)
+        gap = (vx - px) ** 2 + (vy - py) ** 2 + (vz - pz) ** 2
+        if mask == 7:
+            return g
+        if gap < best_gap:
+            best, best_gap = g, gap
+    return best if best_gap < math.inf else f
+
+
+@njit
+def epa_witness(ep, f, scale):
+    """
+    Witness points (A frame) of the closest face f: the origin's projection ``d n`` onto the
+    face plane, in barycentric weights of the face (or of the coplanar face containing it),
+    applied to the vertices' points on A and on B.
+    """
+    points, weights = ep[EP_POINTS], ep[EP_WEIGHTS]
+    g = _containing_face(ep, f, scale)
+    _face_weights(ep, g)
+    face = ep[EP_FACES][g]
     ax = ay = az = bx = by = bz = 0.0
     for s in range(3):
         lam, v = weights[0, s], face[s]

@@ -132,7 +132,7 @@ def _separated_row(out, k, pose_a, body_a, body_b, simplex, weights, count, vx, 
 def _penetration_row(out, k, pose_a, body_a, body_b, ep, outcome, face, gap, counters, scale):
     """EPA's answer: depth = distance of the closest face, normal = its outward normal."""
     plane = ep[EP_PLANES][face]
-    ax, ay, az, bx, by, bz = epa_witness(ep, face)
+    ax, ay, az, bx, by, bz = epa_witness(ep, face, scale)
     status = SEPARATED if outcome == EPA_DONE else MAX_ITERATIONS
     _write_row(out, k, pose_a, body_a, body_b, -plane[3], plane[0], plane[1], plane[2],
                ax, ay, az, bx, by, bz, status, gap, counters, scale)
