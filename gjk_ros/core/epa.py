@@ -43,6 +43,7 @@ import numpy as np
 from ._jit import njit
 from .gjk import minkowski_support
 from .simplex import solve_triangle
+from .scene import B_KIND, B_VCOUNT, B_VSTART
 from .support import KIND_CYLINDER
 from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES,
                          EPA_VISIBLE_REL)
@@ -238,13 +239,15 @@ def _hull_frame(ep, count):
 
 
 @njit
-def _support_along(body_a, body_b, rel, direction, hill_climb, counters):
-    return minkowski_support(body_a, body_b, rel, direction[0], direction[1], direction[2], 0, 0,
+def _support_along(geom_a, body_a, geom_b, body_b, rel, direction, hill_climb, counters):
+    return minkowski_support(geom_a, body_a, geom_b, body_b, rel, direction[0], direction[1],
+                             direction[2], 0, 0,
                              hill_climb, counters)
 
 
 @njit
-def epa_seed(body_a, body_b, rel, simplex, simplex_index, count, ep, hill_climb, counters,
+def epa_seed(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, ep, hill_climb,
+             counters,
              scale):
     """
     Build EPA's first polytope from GJK's final simplex (the origin is in or on it).
@@ -273,10 +276,12 @@ def epa_seed(body_a, body_b, rel, simplex, simplex_index, count, ep, hill_climb,
             directions = ((ux, uy, uz), (-ux, -uy, -uz), (ux, uy, uz), (ux, uy, uz),
                           (ux, uy, uz), (ux, uy, uz))
         candidates = 2 if count == 3 else 6
-        best, chosen = -1.0, _support_along(body_a, body_b, rel, directions[0], hill_climb,
+        best, chosen = -1.0, _support_along(geom_a, body_a, geom_b, body_b, rel, directions[0],
+                                            hill_climb,
                                             counters)
         for m in range(candidates):
-            r = chosen if m == 0 else _support_along(body_a, body_b, rel, directions[m],
+            r = chosen if m == 0 else _support_along(geom_a, body_a, geom_b, body_b, rel,
+                                                     directions[m],
                                                      hill_climb, counters)
             far = _distance_from_hull(ep, count, r[1] - r[8], r[2] - r[9], r[3] - r[10],
                                       ux, uy, uz)
@@ -364,7 +369,7 @@ def _stitch(ep, apex, edges):
 
 
 @njit
-def epa_expand(body_a, body_b, rel, ep, hill_climb, counters, scale, tolerance):
+def epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb, counters, scale, tolerance):
     """
     Expand the polytope in ``ep`` until its closest face is a facet of A - B.
 
@@ -383,7 +388,8 @@ def epa_expand(body_a, body_b, rel, ep, hill_climb, counters, scale, tolerance):
         # Step 2: the support point along its normal, climbing from the face's own vertex.
         first = ep[EP_FACES][f, 0]
         counters[3] += 1
-        r = minkowski_support(body_a, body_b, rel, nx, ny, nz, max(ids[first, 0], 0),
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, nx, ny, nz, max(ids[first, 0],
+                                                                                   0),
                               max(ids[first, 1], 0), hill_climb, counters)
         wx, wy, wz = r[1] - r[8], r[2] - r[9], r[3] - r[10]
         gap = nx * wx + ny * wy + nz * wz - d
@@ -401,13 +407,12 @@ def epa_expand(body_a, body_b, rel, ep, hill_climb, counters, scale, tolerance):
 
 @njit
 def _face_weights(ep, f):
-    """Closest point of face f to the origin: its barycentric weights and the bit mask."""
-    points, triangle, weights = ep[EP_POINTS], ep[EP_TRIANGLE], ep[EP_WEIGHTS]
-    face = ep[EP_FACES][f]
-    for s in range(3):
-        for c in range(3):
-            triangle[s, c] = points[0, face[s], c]
-    mask, vx, vy, vz = solve_triangle(triangle, 0, 1, 2, weights[0], weights[1])
+    """Closest point of face f to the origin, written as barycentric weights (EP_WEIGHTS[0])."""
+    w, weights = ep[EP_POINTS][0], ep[EP_WEIGHTS]
+    i, j, k = ep[EP_FACES][f, 0], ep[EP_FACES][f, 1], ep[EP_FACES][f, 2]
+    mask, l0, l1, l2, vx, vy, vz = solve_triangle(w[i, 0], w[i, 1], w[i, 2], w[j, 0], w[j, 1],
+                                                  w[j, 2], w[k, 0], w[k, 1], w[k, 2])
+    weights[0, 0], weights[0, 1], weights[0, 2] = l0, l1, l2
     return mask, vx, vy, vz
 
 
@@ -504,7 +509,7 @@ def epa_store(ep, store, k):
 
 
 @njit
-def epa_restore(body_a, body_b, rel, store, k, ep, scale):
+def epa_restore(geom_a, body_a, geom_b, body_b, rel, store, k, ep, scale):
     """
     Rebuild last step's polytope at the new poses; True when it is usable.
 
@@ -515,19 +520,20 @@ def epa_restore(body_a, body_b, rel, store, k, ep, scale):
     """
     sizes, store_ids, store_faces, store_adj = store
     vertices, count = sizes[k, 0], sizes[k, 1]
-    if vertices < 4 or body_a[3] == KIND_CYLINDER or body_b[3] == KIND_CYLINDER:
+    if vertices < 4 or body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER:
         return False
     _reset(ep)
-    verts_a, verts_b = body_a[0], body_b[0]
+    verts_a, verts_b = geom_a[0], geom_b[0]
     for v in range(vertices):
         ia, ib = store_ids[k, v, 0], store_ids[k, v, 1]
-        if not (0 <= ia < verts_a.shape[0] and 0 <= ib < verts_b.shape[0]):
+        if not (0 <= ia < body_a[B_VCOUNT] and 0 <= ib < body_b[B_VCOUNT]):
             return False
-        lx, ly, lz = verts_b[ib, 0], verts_b[ib, 1], verts_b[ib, 2]
+        ra, rb = body_a[B_VSTART] + ia, body_b[B_VSTART] + ib
+        lx, ly, lz = verts_b[rb, 0], verts_b[rb, 1], verts_b[rb, 2]
         bx = rel[0, 0] * lx + rel[0, 1] * ly + rel[0, 2] * lz + rel[0, 3]
         by = rel[1, 0] * lx + rel[1, 1] * ly + rel[1, 2] * lz + rel[1, 3]
         bz = rel[2, 0] * lx + rel[2, 1] * ly + rel[2, 2] * lz + rel[2, 3]
-        _add_vertex(ep, ia, verts_a[ia, 0], verts_a[ia, 1], verts_a[ia, 2], ib, lx, ly, lz,
+        _add_vertex(ep, ia, verts_a[ra, 0], verts_a[ra, 1], verts_a[ra, 2], ib, lx, ly, lz,
                     bx, by, bz)
     faces, adj, planes = ep[EP_FACES], ep[EP_ADJ], ep[EP_PLANES]
     tolerance = EPA_VISIBLE_REL * scale

@@ -27,8 +27,9 @@ smooth body); ``weights`` (3, 4): [0] the barycentric weights, [1], [2] scratch;
 ``counters`` (4,): GJK iterations, support calls, hill-climb steps, EPA iterations.
 """
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .simplex import solve_simplex
+from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
 from .support import body_support, KIND_CYLINDER
 from .tolerances import CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL
 
@@ -39,16 +40,14 @@ GJK_SEPARATED = 0
 GJK_CONTACT = 1
 GJK_MAX_ITERATIONS_HIT = 2
 
-# Index of the fields of a kernel body tuple (see ConvexPolytope.kernel_body).
-VERTICES, KIND, CENTER_X, CENTER_Y, CENTER_Z = 0, 3, 7, 8, 9
 
 
-@njit
+@njit_inline
 def is_smooth(body_a, body_b):
-    return body_a[KIND] == KIND_CYLINDER or body_b[KIND] == KIND_CYLINDER
+    return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
 
 
-@njit
+@njit_inline
 def to_a_frame(rel, x, y, z):
     """A point of B's frame in A's frame."""
     return (rel[0, 0] * x + rel[0, 1] * y + rel[0, 2] * z + rel[0, 3],
@@ -56,26 +55,27 @@ def to_a_frame(rel, x, y, z):
             rel[2, 0] * x + rel[2, 1] * y + rel[2, 2] * z + rel[2, 3])
 
 
-@njit
-def minkowski_support(body_a, body_b, rel, dx, dy, dz, seed_a, seed_b, hill_climb, counters):
+@njit_inline
+def minkowski_support(geom_a, body_a, geom_b, body_b, rel, dx, dy, dz, seed_a, seed_b,
+                      hill_climb, counters):
     """
     Support of A - B along ``d`` (A frame): ``s_A(d) - s_B(-d)``.
 
     Returns ``(index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz)`` with ``l`` the point on B in
     B's frame and ``b`` the same point in A's frame.
     """
-    index_a, ax, ay, az, steps_a = body_support(body_a, dx, dy, dz, seed_a, hill_climb)
+    index_a, ax, ay, az, steps_a = body_support(geom_a, body_a, dx, dy, dz, seed_a, hill_climb)
     ldx = -(rel[0, 0] * dx + rel[1, 0] * dy + rel[2, 0] * dz)
     ldy = -(rel[0, 1] * dx + rel[1, 1] * dy + rel[2, 1] * dz)
     ldz = -(rel[0, 2] * dx + rel[1, 2] * dy + rel[2, 2] * dz)
-    index_b, lx, ly, lz, steps_b = body_support(body_b, ldx, ldy, ldz, seed_b, hill_climb)
+    index_b, lx, ly, lz, steps_b = body_support(geom_b, body_b, ldx, ldy, ldz, seed_b, hill_climb)
     bx, by, bz = to_a_frame(rel, lx, ly, lz)
     counters[1] += 1
     counters[2] += steps_a + steps_b
     return index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz
 
 
-@njit
+@njit_inline
 def set_simplex_vertex(simplex, simplex_index, slot, index_a, ax, ay, az, index_b,
                        lx, ly, lz, bx, by, bz):
     simplex[0, slot, 0] = ax - bx
@@ -106,7 +106,8 @@ def _compact(simplex, simplex_index, weights, count, mask):
 
 
 @njit
-def load_simplex(body_a, body_b, rel, cache_count, cache_index, cache_local, simplex,
+def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, cache_local,
+                 simplex,
                  simplex_index):
     """
     Rebuild last step's simplex at the new poses (Box2D's ``b2MakeSimplexFromCache``).
@@ -117,21 +118,22 @@ def load_simplex(body_a, body_b, rel, cache_count, cache_index, cache_local, sim
     empty or does not fit these bodies (a cold start).
     """
     count = cache_count
-    verts_a = body_a[VERTICES]
-    verts_b = body_b[VERTICES]
+    verts_a, verts_b = geom_a[0], geom_b[0]
     for s in range(count):
         index_a = cache_index[s, 0]
         index_b = cache_index[s, 1]
-        if body_a[KIND] == KIND_CYLINDER:
+        if body_a[B_KIND] == KIND_CYLINDER:
             ax, ay, az = cache_local[s, 0, 0], cache_local[s, 0, 1], cache_local[s, 0, 2]
-        elif 0 <= index_a < verts_a.shape[0]:
-            ax, ay, az = verts_a[index_a, 0], verts_a[index_a, 1], verts_a[index_a, 2]
+        elif 0 <= index_a < body_a[B_VCOUNT]:
+            r = body_a[B_VSTART] + index_a
+            ax, ay, az = verts_a[r, 0], verts_a[r, 1], verts_a[r, 2]
         else:
             return 0
-        if body_b[KIND] == KIND_CYLINDER:
+        if body_b[B_KIND] == KIND_CYLINDER:
             lx, ly, lz = cache_local[s, 1, 0], cache_local[s, 1, 1], cache_local[s, 1, 2]
-        elif 0 <= index_b < verts_b.shape[0]:
-            lx, ly, lz = verts_b[index_b, 0], verts_b[index_b, 1], verts_b[index_b, 2]
+        elif 0 <= index_b < body_b[B_VCOUNT]:
+            r = body_b[B_VSTART] + index_b
+            lx, ly, lz = verts_b[r, 0], verts_b[r, 1], verts_b[r, 2]
         else:
             return 0
         bx, by, bz = to_a_frame(rel, lx, ly, lz)
@@ -140,7 +142,7 @@ def load_simplex(body_a, body_b, rel, cache_count, cache_index, cache_local, sim
     return count
 
 
-@njit
+@njit_inline
 def _in_simplex(simplex_index, count, index_a, index_b):
     """True when the vertex pair is already a simplex vertex (never for smooth points)."""
     if index_a < 0 or index_b < 0:
@@ -152,14 +154,16 @@ def _in_simplex(simplex_index, count, index_a, index_b):
 
 
 @njit
-def gjk(body_a, body_b, rel, simplex, simplex_index, count, weights, seeds, hill_climb,
+def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weights, seeds,
+        hill_climb,
         counters, scale):
     """
     Run the GJK loop from a simplex of ``count`` vertices (0 = cold start).
 
     Returns ``(outcome, count, vx, vy, vz, gap)``: ``v`` is the point of A - B closest to the
     origin found, ``gap`` Cameron's G-test value ``v.v - v.w`` of the last support point (the
-    distance lies in ``[|v| - gap / |v|, |v|]``). ``GJK_CONTACT`` means the origin lies in (or within
+    distance lies in ``[|v| - gap / |v|,
+                        |v|]``). ``GJK_CONTACT`` means the origin lies in (or within
     ``CONTACT_REL`` of) the simplex: the bodies touch or overlap and EPA takes over. ``seeds`` (2,)
     are the hill-climbing start vertices, updated to the last support vertices (Cameron's
     ``last_best``).
@@ -168,11 +172,12 @@ def gjk(body_a, body_b, rel, simplex, simplex_index, count, weights, seeds, hill
     contact2 = (CONTACT_REL * scale) ** 2
     # Step 1: a cold start seeds the simplex with the support point along the centre line.
     if count == 0:
-        cx, cy, cz = to_a_frame(rel, body_b[CENTER_X], body_b[CENTER_Y], body_b[CENTER_Z])
-        dx, dy, dz = body_a[CENTER_X] - cx, body_a[CENTER_Y] - cy, body_a[CENTER_Z] - cz
+        cx, cy, cz = to_a_frame(rel, body_b[B_CX], body_b[B_CY], body_b[B_CZ])
+        dx, dy, dz = body_a[B_CX] - cx, body_a[B_CY] - cy, body_a[B_CZ] - cz
         if dx == 0.0 and dy == 0.0 and dz == 0.0:
             dx = 1.0
-        r = minkowski_support(body_a, body_b, rel, -dx, -dy, -dz, seeds[0], seeds[1],
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, seeds[0],
+                              seeds[1],
                               hill_climb, counters)
         set_simplex_vertex(simplex, simplex_index, 0, r[0], r[1], r[2], r[3], r[4], r[5],
                            r[6], r[7], r[8], r[9], r[10])
@@ -183,7 +188,7 @@ def gjk(body_a, body_b, rel, simplex, simplex_index, count, weights, seeds, hill
     vx, vy, vz = 0.0, 0.0, 0.0
     while True:
         # Step 2: best_simplex. Reduce the simplex to the sub-simplex nearest the origin.
-        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights[0], weights[1], weights[2])
+        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights[0])
         count = _compact(simplex, simplex_index, weights, count, mask)
         v2 = vx * vx + vy * vy + vz * vz
         if count == 4 or v2 <= contact2:
@@ -195,7 +200,8 @@ def gjk(body_a, body_b, rel, simplex, simplex_index, count, weights, seeds, hill
             return GJK_MAX_ITERATIONS_HIT, count, vx, vy, vz, gap
         counters[0] += 1
         # Step 3: the support point along -v, and Cameron's G-test g(v) = v.v - v.w.
-        r = minkowski_support(body_a, body_b, rel, -vx, -vy, -vz, seeds[0], seeds[1],
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
+                              seeds[1],
                               hill_climb, counters)
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
         wx, wy, wz = r[1] - r[8], r[2] - r[9], r[3] - r[10]

@@ -24,13 +24,13 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .cache import cache_arrays, clear_row, copy_row, SimplexCache
 from .distance import check_poses
 from .epa import epa_workspace
 from .query import (OUT_BOUND, OUT_COUNTS, OUT_DISTANCE, OUT_NORMAL, OUT_STATUS,
                     OUT_WITNESS_A, OUT_WITNESS_B, output_arrays, query_pair, workspace)
-from .scene import build_scene, scene_body
+from .scene import B_BOUND, B_CX, B_CY, B_CZ, build_scene, scene_body, scene_geometry
 from .status import DistanceResult, Status
 
 __all__ = ['PairSet']
@@ -38,7 +38,7 @@ __all__ = ['PairSet']
 BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
 
 
-@njit
+@njit_inline
 def _mark(out, k, status):
     """A record that is not a measurement: NaN values and a status that says why."""
     out[OUT_DISTANCE][k] = math.nan
@@ -52,34 +52,34 @@ def _mark(out, k, status):
     out[OUT_STATUS][k] = status
 
 
-@njit
+@njit_inline
 def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
     """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
     gap2 = 0.0
     for c in range(3):
-        ca = (pose_a[c, 0] * body_a[7] + pose_a[c, 1] * body_a[8] + pose_a[c, 2] * body_a[9]
-              + pose_a[c, 3])
-        cb = (pose_b[c, 0] * body_b[7] + pose_b[c, 1] * body_b[8] + pose_b[c, 2] * body_b[9]
-              + pose_b[c, 3])
+        ca = (pose_a[c, 0] * body_a[B_CX] + pose_a[c, 1] * body_a[B_CY]
+              + pose_a[c, 2] * body_a[B_CZ] + pose_a[c, 3])
+        cb = (pose_b[c, 0] * body_b[B_CX] + pose_b[c, 1] * body_b[B_CY]
+              + pose_b[c, 2] * body_b[B_CZ] + pose_b[c, 3])
         gap2 += (ca - cb) ** 2
-    return math.sqrt(gap2) - body_a[10] - body_b[10] > max_distance
+    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND] > max_distance
 
 
 @njit
 def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
                   tracking):
+    geometry = scene_geometry(scene)
     for k in range(pairs.shape[0]):
         if not active[k]:
             _mark(out, k, INACTIVE)
             continue
         i, j = pairs[k, 0], pairs[k, 1]
         body_a, body_b = scene_body(scene, i), scene_body(scene, j)
-        if max_distance < math.inf and _beyond(body_a, body_b, poses[i], poses[j],
-                                               max_distance):
+        if max_distance < math.inf and _beyond(body_a, body_b, poses[i], poses[j], max_distance):
             _mark(out, k, BEYOND)
             continue
-        query_pair(body_a, body_b, poses[i], poses[j], cache, k, ws, ep, out, hill_climb,
-                   tracking)
+        query_pair(geometry, body_a, geometry, body_b, poses[i], poses[j], cache, k, ws, ep, out,
+                   hill_climb, tracking)
 
 
 class PairSet:

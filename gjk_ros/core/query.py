@@ -25,18 +25,19 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .epa import (EPA_CAPPED, EPA_DONE, EPA_FLAT, EP_PLANES, epa_expand, epa_restore,
                   epa_seed, epa_store, epa_witness)
 from .gjk import GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, gjk, is_smooth, load_simplex
-from .scene import scene_body
+from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .status import Status
 from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, TOUCHING_REL
 
 __all__ = ['query_pair', 'query_single', 'workspace', 'output_arrays']
 
 # Output tuple fields and cache tuple fields (see cache.cache_arrays).
-OUT_DISTANCE, OUT_WITNESS_A, OUT_WITNESS_B, OUT_NORMAL, OUT_STATUS, OUT_BOUND, OUT_COUNTS = range(7)
+OUT_DISTANCE, OUT_WITNESS_A, OUT_WITNESS_B, OUT_NORMAL = 0, 1, 2, 3
+OUT_STATUS, OUT_BOUND, OUT_COUNTS = 4, 5, 6
 CACHE_COUNT, CACHE_INDEX, CACHE_LOCAL, CACHE_SEEDS, CACHE_EPA = range(5)
 
 SEPARATED, TOUCHING, PENETRATING = int(Status.SEPARATED), int(Status.TOUCHING), \
@@ -58,7 +59,7 @@ def output_arrays(count):
             np.full(count, np.nan), np.zeros((count, 4), np.int64))
 
 
-@njit
+@njit_inline
 def _relative_pose(pose_a, pose_b, rel):
     """rel = inverse(pose_a) @ pose_b as [R | t]: B's frame expressed in A's frame."""
     for i in range(3):
@@ -70,11 +71,11 @@ def _relative_pose(pose_a, pose_b, rel):
                      + pose_a[2, i] * (pose_b[2, 3] - pose_a[2, 3]))
 
 
-@njit
+@njit_inline
 def _write_row(out, k, pose_a, body_a, body_b, core_distance, nx, ny, nz, ax, ay, az,
                bx, by, bz, status, bound, counters, scale):
     """Add the sweep radii, classify, and store the row in world coordinates."""
-    ra, rb = body_a[4], body_b[4]
+    ra, rb = body_a[B_SWEEP], body_b[B_SWEEP]
     distance = core_distance - ra - rb
     ax, ay, az = ax + ra * nx, ay + ra * ny, az + ra * nz
     bx, by, bz = bx - rb * nx, by - rb * ny, bz - rb * nz
@@ -96,7 +97,7 @@ def _write_row(out, k, pose_a, body_a, body_b, core_distance, nx, ny, nz, ax, ay
         out[OUT_COUNTS][k, c] = counters[c]
 
 
-@njit
+@njit_inline
 def _save_simplex(cache, k, simplex, simplex_index, count, seeds):
     cache[CACHE_COUNT][k] = count
     for s in range(count):
@@ -108,7 +109,7 @@ def _save_simplex(cache, k, simplex, simplex_index, count, seeds):
     cache[CACHE_SEEDS][k, 0], cache[CACHE_SEEDS][k, 1] = seeds[0], seeds[1]
 
 
-@njit
+@njit_inline
 def _separated_row(out, k, pose_a, body_a, body_b, simplex, weights, count, vx, vy, vz, gap,
                    outcome, counters, scale):
     """GJK's answer: distance |v|, normal -v/|v| (w = a - b, so -v points from A to B)."""
@@ -156,62 +157,43 @@ def _contact_row(out, k, pose_a, body_a, body_b, simplex, weights, count, nx, ny
 
 
 @njit
-def query_pair(body_a, body_b, pose_a, pose_b, cache, k, ws, ep, out, hill_climb, tracking):
+def _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, cache, k, ep, out,
+                         hill_climb, counters, scale, tolerance):
     """
-    Signed distance of one pair, tracked through ``cache`` row ``k``; writes ``out`` row ``k``.
+    Step 1 of a query: continue EPA from last step's polytope when it is still valid (Cameron
+    section 5). True when that settled the query (row written, polytope kept).
     """
-    simplex, simplex_index, weights, counters, rel, seeds = ws
-    _relative_pose(pose_a, pose_b, rel)
-    for c in range(4):
-        counters[c] = 0
-    scale = max(body_a[10] + body_b[10], 1e-300)
-    smooth = is_smooth(body_a, body_b)
-    epa_tolerance = (EPA_SMOOTH_REL if smooth else EPA_POLYTOPE_REL) * scale
     store = cache[CACHE_EPA]
-    if not tracking:
-        cache[CACHE_COUNT][k] = 0
-        store[0][k, 0], store[0][k, 1] = 0, 0
-        cache[CACHE_SEEDS][k, 0], cache[CACHE_SEEDS][k, 1] = 0, 0
-    seeds[0], seeds[1] = cache[CACHE_SEEDS][k, 0], cache[CACHE_SEEDS][k, 1]
+    if epa_restore(geom_a, body_a, geom_b, body_b, rel, store, k, ep, scale):
+        outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
+                                        counters, scale, tolerance)
+        if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0:
+            _penetration_row(out, k, pose_a, body_a, body_b, ep, outcome, face, gap, counters,
+                             scale)
+            epa_store(ep, store, k)
+            return True
+    store[0][k, 0], store[0][k, 1] = 0, 0
+    return False
 
-    # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).
-    if tracking and store[0][k, 0] > 0:
-        if epa_restore(body_a, body_b, rel, store, k, ep, scale):
-            outcome, face, gap = epa_expand(body_a, body_b, rel, ep, hill_climb, counters,
-                                            scale, epa_tolerance)
-            if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0:
-                _penetration_row(out, k, pose_a, body_a, body_b, ep, outcome, face, gap,
-                                 counters, scale)
-                epa_store(ep, store, k)
-                return
-        store[0][k, 0], store[0][k, 1] = 0, 0
 
-    # Step 2: GJK from the tracked simplex (cold when the cache is empty).
-    count = load_simplex(body_a, body_b, rel, cache[CACHE_COUNT][k], cache[CACHE_INDEX][k],
-                         cache[CACHE_LOCAL][k], simplex, simplex_index)
-    outcome, count, vx, vy, vz, gap = gjk(body_a, body_b, rel, simplex, simplex_index, count,
-                                          weights, seeds, hill_climb, counters, scale)
-    _save_simplex(cache, k, simplex, simplex_index, count, seeds)
-    if outcome != GJK_CONTACT:
-        store[0][k, 0], store[0][k, 1] = 0, 0
-        _separated_row(out, k, pose_a, body_a, body_b, simplex, weights, count, vx, vy, vz,
-                       gap, outcome, counters, scale)
-        return
-
-    # Step 3: contact or overlap: EPA from GJK's simplex for the exact depth.
-    seeded, nx, ny, nz = epa_seed(body_a, body_b, rel, simplex, simplex_index, count, ep,
-                                  hill_climb, counters, scale)
+@njit
+def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, cache, k, ws, ep, out,
+                 hill_climb, tracking, count, scale, tolerance):
+    """Step 3 of a query: contact or overlap, measured by EPA from GJK's simplex."""
+    simplex, simplex_index, weights, counters = ws[0], ws[1], ws[2], ws[3]
+    seeded, nx, ny, nz = epa_seed(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index,
+                                  count, ep, hill_climb, counters, scale)
     if seeded == EPA_FLAT:
         _contact_row(out, k, pose_a, body_a, body_b, simplex, weights, count, nx, ny, nz,
                      SEPARATED, 0.0, counters, scale)
         return
-    outcome, face, gap = epa_expand(body_a, body_b, rel, ep, hill_climb, counters, scale,
-                                    epa_tolerance)
+    outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
+                                    counters, scale, tolerance)
     if outcome == EPA_DONE or outcome == EPA_CAPPED:
         _penetration_row(out, k, pose_a, body_a, body_b, ep, outcome, face, gap, counters,
                          scale)
         if tracking and outcome == EPA_DONE:
-            epa_store(ep, store, k)
+            epa_store(ep, cache[CACHE_EPA], k)
         return
     # No usable face: the bodies touch or overlap (GJK proved it) by an unknown depth, which
     # cannot exceed the sum of the bounding radii: report that honestly.
@@ -219,8 +201,54 @@ def query_pair(body_a, body_b, pose_a, pose_b, cache, k, ws, ep, out, hill_climb
                  DEGENERATE, 2.0 * scale, counters, scale)
 
 
+@njit_inline
+def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, cache, k, ws, ep, out, hill_climb,
+               tracking):
+    """
+    Signed distance of one pair, tracked through ``cache`` row ``k``; writes ``out`` row ``k``.
+
+    The EPA steps live in their own functions so that the common tracked, separated query never
+    touches EPA's work arrays (measured: 1.4 us -> 0.5 us per pair when they were inline here).
+    """
+    simplex, simplex_index, weights, counters, rel, seeds = ws
+    _relative_pose(pose_a, pose_b, rel)
+    for c in range(4):
+        counters[c] = 0
+    scale = max(body_a[B_BOUND] + body_b[B_BOUND], 1e-300)
+    tolerance = (EPA_SMOOTH_REL if is_smooth(body_a, body_b) else EPA_POLYTOPE_REL) * scale
+    sizes = cache[CACHE_EPA][0]
+    if not tracking:
+        cache[CACHE_COUNT][k] = 0
+        sizes[k, 0], sizes[k, 1] = 0, 0
+        cache[CACHE_SEEDS][k, 0], cache[CACHE_SEEDS][k, 1] = 0, 0
+    seeds[0], seeds[1] = cache[CACHE_SEEDS][k, 0], cache[CACHE_SEEDS][k, 1]
+
+    # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).
+    if tracking and sizes[k, 0] > 0:
+        if _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, cache, k, ep, out,
+                                hill_climb, counters, scale, tolerance):
+            return
+
+    # Step 2: GJK from the tracked simplex (cold when the cache is empty).
+    count = load_simplex(geom_a, body_a, geom_b, body_b, rel, cache[CACHE_COUNT][k],
+                         cache[CACHE_INDEX][k], cache[CACHE_LOCAL][k], simplex, simplex_index)
+    outcome, count, vx, vy, vz, gap = gjk(geom_a, body_a, geom_b, body_b, rel, simplex,
+                                          simplex_index, count, weights, seeds, hill_climb,
+                                          counters, scale)
+    _save_simplex(cache, k, simplex, simplex_index, count, seeds)
+    if outcome != GJK_CONTACT:
+        sizes[k, 0], sizes[k, 1] = 0, 0
+        _separated_row(out, k, pose_a, body_a, body_b, simplex, weights, count, vx, vy, vz,
+                       gap, outcome, counters, scale)
+        return
+
+    # Step 3: contact or overlap: EPA from GJK's simplex for the exact depth.
+    _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, cache, k, ws, ep, out, hill_climb,
+                 tracking, count, scale, tolerance)
+
+
 @njit
 def query_single(scene_a, scene_b, pose_a, pose_b, cache, ws, ep, out, hill_climb):
     """``signed_distance``'s kernel: pair 0 of a one-pair cache and output."""
-    query_pair(scene_body(scene_a, 0), scene_body(scene_b, 0), pose_a, pose_b, cache, 0, ws,
-               ep, out, hill_climb, True)
+    query_pair(scene_geometry(scene_a), scene_body(scene_a, 0), scene_geometry(scene_b),
+               scene_body(scene_b, 0), pose_a, pose_b, cache, 0, ws, ep, out, hill_climb, True)

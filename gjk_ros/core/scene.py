@@ -24,9 +24,9 @@ one-body scene, so a single query and a batch go through the same compiled code.
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 
-__all__ = ['build_scene', 'scene_body']
+__all__ = ['build_scene', 'scene_body', 'scene_geometry']
 
 
 def build_scene(bodies):
@@ -50,16 +50,27 @@ def build_scene(bodies):
             starts([b.neighbor_indices.size for b in bodies]), kinds, params)
 
 
-@njit
+# Fields of a kernel body tuple: where its rows start in the scene arrays, then its scalars.
+B_VSTART, B_VCOUNT, B_OSTART, B_ISTART, B_KIND, B_SWEEP, B_CYL_R, B_CYL_H = range(8)
+B_CX, B_CY, B_CZ, B_BOUND = 8, 9, 10, 11
+
+
+@njit_inline
+def scene_geometry(scene):
+    """The arrays the kernels read: (vertices, neighbor offsets, neighbor indices)."""
+    return scene[0], scene[2], scene[4]
+
+
+@njit_inline
 def scene_body(scene, i):
     """
-    The kernel tuple of body ``i``: ``(vertices, neighbor_offsets, neighbor_indices, kind,
-    sweep_radius, cylinder_radius, cylinder_half_length, centre_x, centre_y, centre_z,
-    bounding_radius)``.
+    The kernel tuple of body ``i``, scalars only: ``(vertex_start, vertex_count, offset_start,
+    index_start, kind, sweep_radius, cylinder_radius, cylinder_half_length, centre_x, centre_y,
+    centre_z, bounding_radius)``. Scalars, not array slices: making three array views per body
+    per pair cost more than a tracked GJK step (numba reference-counts every view).
     """
-    vertices, vertex_start, offsets, offset_start, indices, index_start, kinds, params = scene
-    return (vertices[vertex_start[i]:vertex_start[i + 1]],
-            offsets[offset_start[i]:offset_start[i + 1]],
-            indices[index_start[i]:index_start[i + 1]],
-            kinds[i], params[i, 0], params[i, 1], params[i, 2], params[i, 3], params[i, 4],
-            params[i, 5], params[i, 6])
+    vertex_start, offset_start, index_start, kinds, params = scene[1], scene[3], scene[5], \
+        scene[6], scene[7]
+    return (vertex_start[i], vertex_start[i + 1] - vertex_start[i], offset_start[i],
+            index_start[i], kinds[i], params[i, 0], params[i, 1], params[i, 2], params[i, 3],
+            params[i, 4], params[i, 5], params[i, 6])

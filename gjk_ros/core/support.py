@@ -15,10 +15,11 @@
 """
 Support mappings: the point of a body farthest along a direction, in the body's own frame.
 
-A body handed to the kernels is the tuple ``(vertices, neighbor_offsets, neighbor_indices, kind,
-sweep_radius, cylinder_radius, cylinder_half_length)`` (see ``ConvexPolytope.kernel_body``).
-Polytopes answer with a vertex index; a cylinder is smooth and answers with index -1 and the
-exact point (its support is a rim point, or a cap centre when the direction is along the axis).
+A body handed to the kernels is a tuple of scalars locating it in the scene's arrays
+``geometry = (vertices, neighbor_offsets, neighbor_indices)`` (see ``scene.scene_body``); vertex
+ids are local to the body. Polytopes answer with a vertex id; a cylinder is smooth and answers
+with id -1 and the exact point (its support is a rim point, or a cap centre when the direction is
+along the axis).
 Sweep radii are not part of the support: GJK runs on the core shapes and the radii are added to
 the result (Minkowski sum with a ball).
 
@@ -32,7 +33,7 @@ longer depends on the number of vertices.
 
 import math
 
-from ._jit import njit
+from ._jit import njit, njit_inline
 from .tolerances import HILL_CLIMB_MIN_VERTICES
 
 __all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'support_brute_force', 'support_hill_climb',
@@ -42,13 +43,14 @@ KIND_POLYTOPE = 0
 KIND_CYLINDER = 1
 
 
-@njit
-def support_brute_force(vertices, dx, dy, dz):
-    """Index of the first vertex of maximal ``vertices[i] . d``, scanning all of them."""
+@njit_inline
+def support_brute_force(vertices, start, count, dx, dy, dz):
+    """Local index of the first of ``vertices[start:start + count]`` maximal along ``d``."""
     best_index = 0
-    best = vertices[0, 0] * dx + vertices[0, 1] * dy + vertices[0, 2] * dz
-    for i in range(1, vertices.shape[0]):
-        value = vertices[i, 0] * dx + vertices[i, 1] * dy + vertices[i, 2] * dz
+    best = vertices[start, 0] * dx + vertices[start, 1] * dy + vertices[start, 2] * dz
+    for i in range(1, count):
+        r = start + i
+        value = vertices[r, 0] * dx + vertices[r, 1] * dy + vertices[r, 2] * dz
         if value > best:
             best = value
             best_index = i
@@ -56,21 +58,27 @@ def support_brute_force(vertices, dx, dy, dz):
 
 
 @njit
-def support_hill_climb(vertices, neighbor_offsets, neighbor_indices, dx, dy, dz, start):
+def support_hill_climb(vertices, neighbor_offsets, neighbor_indices, vertex_start, offset_start,
+                       index_start, dx, dy, dz, seed):
     """
-    Walk the vertex adjacency graph from ``start`` to a support vertex for ``d``.
+    Walk the vertex adjacency graph from vertex ``seed`` to a support vertex for ``d``.
 
     Returns ``(index, steps)`` where ``steps`` counts the edges walked. Steepest ascent over the
-    neighbours, moving only on strict improvement (Cameron's ``if (thisv > maxv)``).
+    neighbours, moving only on strict improvement (Cameron's ``if (thisv > maxv)``). Ids are local
+    to the body whose rows start at the given offsets.
     """
-    current = start
-    best = vertices[current, 0] * dx + vertices[current, 1] * dy + vertices[current, 2] * dz
+    current = seed
+    r = vertex_start + current
+    best = vertices[r, 0] * dx + vertices[r, 1] * dy + vertices[r, 2] * dz
     steps = 0
     while True:
         following = -1
-        for e in range(neighbor_offsets[current], neighbor_offsets[current + 1]):
+        first = index_start + neighbor_offsets[offset_start + current]
+        last = index_start + neighbor_offsets[offset_start + current + 1]
+        for e in range(first, last):
             j = neighbor_indices[e]
-            value = vertices[j, 0] * dx + vertices[j, 1] * dy + vertices[j, 2] * dz
+            r = vertex_start + j
+            value = vertices[r, 0] * dx + vertices[r, 1] * dy + vertices[r, 2] * dz
             if value > best:
                 best = value
                 following = j
@@ -80,7 +88,7 @@ def support_hill_climb(vertices, neighbor_offsets, neighbor_indices, dx, dy, dz,
         steps += 1
 
 
-@njit
+@njit_inline
 def support_cylinder(radius, half_length, dx, dy, dz):
     """Exact support point of a z-axis cylinder centred at the origin."""
     z = half_length if dz >= 0.0 else -half_length
@@ -90,23 +98,26 @@ def support_cylinder(radius, half_length, dx, dy, dz):
     return radius * dx / rho, radius * dy / rho, z
 
 
-@njit
-def body_support(body, dx, dy, dz, seed, hill_climb):
+@njit_inline
+def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     """
     Support of a kernel body along ``d`` (body frame).
 
     Returns ``(index, x, y, z, steps)``; ``index`` is -1 for a smooth body. ``seed`` is the vertex
     to climb from; small polytopes are scanned instead (``HILL_CLIMB_MIN_VERTICES``).
     """
-    vertices = body[0]
-    if body[3] == KIND_CYLINDER:
-        x, y, z = support_cylinder(body[5], body[6], dx, dy, dz)
+    if body[4] == KIND_CYLINDER:
+        x, y, z = support_cylinder(body[6], body[7], dx, dy, dz)
         return -1, x, y, z, 0
+    vertices = geometry[0]
+    start, count = body[0], body[1]
     steps = 0
-    if hill_climb and vertices.shape[0] >= HILL_CLIMB_MIN_VERTICES:
-        if seed < 0 or seed >= vertices.shape[0]:
+    if hill_climb and count >= HILL_CLIMB_MIN_VERTICES:
+        if seed < 0 or seed >= count:
             seed = 0
-        index, steps = support_hill_climb(vertices, body[1], body[2], dx, dy, dz, seed)
+        index, steps = support_hill_climb(vertices, geometry[1], geometry[2], start, body[2],
+                                          body[3], dx, dy, dz, seed)
     else:
-        index = support_brute_force(vertices, dx, dy, dz)
-    return index, vertices[index, 0], vertices[index, 1], vertices[index, 2], steps
+        index = support_brute_force(vertices, start, count, dx, dy, dz)
+    r = start + index
+    return index, vertices[r, 0], vertices[r, 1], vertices[r, 2], steps
