@@ -23,25 +23,57 @@ guarded explicitly. Setting ``NUMBA_DISABLE_JIT=1`` runs the same source as plai
 debugging and coverage.
 """
 
+import hashlib
+import os
+import pathlib
+
 import numba
 
-__all__ = ['njit', 'njit_inline']
+__all__ = ['njit']
 
-_OPTIONS = dict(cache=True, fastmath=False, nogil=True, error_model='numpy')
+# Compiled kernels never allocate: every work array is sized up front in Python (coal's rule), so
+# numba's reference counting (NRT) is pure overhead here. Profiled 2026-11-21 with perf: 60% of a
+# tracked PairSet query was spent in NRT's atomic increments and decrements, and compiling
+# without NRT took a tracked query from about 1.6 us to 0.25 us per pair. A kernel that tried to
+# allocate would fail to compile, so this cannot silently leak.
+_OPTIONS = {'cache': True, 'fastmath': False, 'nogil': True, 'error_model': 'numpy',
+            '_nrt': False}
+
+
+def _drop_stale_cache():
+    """
+    Delete this package's numba cache when any core source changed.
+
+    numba checks only the stamp of a function's own file, so a kernel cached before an edit of
+    a file it calls would be loaded with stale inlined code (seen as heap corruption when the
+    layout of the arrays they share changed). A hash of all core sources guards the whole set.
+    """
+    here = pathlib.Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for source in sorted(here.glob('*.py')):
+        digest.update(source.name.encode() + source.read_bytes())
+    cache = here / '__pycache__'
+    stamp = cache / 'gjk_core_sources.sha256'
+    try:
+        if stamp.read_text() == digest.hexdigest():
+            return
+    except OSError:
+        pass
+    try:
+        cache.mkdir(exist_ok=True)
+        for entry in cache.iterdir():
+            if entry.suffix in ('.nbi', '.nbc'):
+                entry.unlink(missing_ok=True)
+        temporary = stamp.with_suffix(f'.{os.getpid()}')
+        temporary.write_text(digest.hexdigest())
+        temporary.replace(stamp)
+    except OSError:
+        pass  # a read-only install: numba then falls back to its own cache directory
+
+
+_drop_stale_cache()
 
 
 def njit(function):
     """Compile ``function`` with the core's numba options."""
     return numba.njit(**_OPTIONS)(function)
-
-
-def njit_inline(function):
-    """
-    Like ``njit``, and inlined into its callers at numba's IR level.
-
-    For the small helpers of the per-pair hot path that take array tuples (bodies, work arrays):
-    as separate functions every call increments and decrements the reference count of every
-    array in the tuple, which cost more than the geometry itself (measured 2.5 us per tracked
-    query before, see bench/results/report.md). Inlined, numba prunes those pairs.
-    """
-    return numba.njit(inline='always', **_OPTIONS)(function)

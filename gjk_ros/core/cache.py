@@ -30,28 +30,28 @@ __all__ = ['SimplexCache', 'cache_arrays']
 
 def cache_arrays(count):
     """
-    The flat per-pair cache arrays of ``count`` pairs.
+    Allocate the flat per-pair cache arrays of ``count`` pairs (one flat tuple, no nesting).
 
     simplex count (m,); vertex id pairs (m, 4, 2); points in body frames (m, 4, 2, 3), used for
-    smooth bodies only; hill-climbing seeds ``last_best`` (m, 2); the tracked EPA polytope.
+    smooth bodies only; hill-climbing seeds ``last_best`` (m, 2); then the tracked EPA polytope:
+    sizes (m, 2), vertex id pairs, faces and face adjacency (see ``epa.epa_store_arrays``).
     """
     return (np.zeros(count, np.int32), np.zeros((count, 4, 2), np.int32),
             np.zeros((count, 4, 2, 3)), np.zeros((count, 2), np.int32),
-            epa_store_arrays(count))
+            *epa_store_arrays(count))
 
 
 def copy_row(source, k, target, j):
     """Copy pair ``k`` of cache arrays ``source`` into pair ``j`` of ``target``."""
-    for s, t in zip(source[:4], target[:4]):
-        t[j] = s[k]
-    for s, t in zip(source[4], target[4]):
+    for s, t in zip(source, target):
         t[j] = s[k]
 
 
 def clear_row(arrays, k):
+    """Empty pair ``k``'s cache: its next query is a cold start."""
     arrays[0][k] = 0
     arrays[3][k] = 0
-    arrays[4][0][k] = 0
+    arrays[4][k] = 0
 
 
 class SimplexCache:
@@ -70,7 +70,7 @@ class SimplexCache:
 
     @property
     def is_empty(self):
-        return int(self._arrays[0][0]) == 0 and int(self._arrays[4][0][0, 0]) == 0
+        return int(self._arrays[0][0]) == 0 and int(self._arrays[4][0, 0]) == 0
 
     @property
     def count(self):
@@ -95,7 +95,7 @@ class SimplexCache:
     @property
     def tracked_penetration(self):
         """True when a penetration polytope is kept for the next step."""
-        return int(self._arrays[4][0][0, 0]) > 0
+        return int(self._arrays[4][0, 0]) > 0
 
     def reset(self):
         """Forget everything: the next query is a cold start."""

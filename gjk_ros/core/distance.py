@@ -45,11 +45,12 @@ def check_poses(poses, name):
     if array.shape[-2:] != (4, 4):
         raise ValueError(f'{name}: expected (4, 4) homogeneous transforms, got {array.shape}')
     stack = array.reshape(-1, 4, 4)
-    rotation = stack[:, :3, :3]
+    finite = np.isfinite(stack).all(axis=(1, 2))
+    rotation = np.where(finite[:, None, None], stack[:, :3, :3], np.eye(3))
     error = np.abs(np.einsum('kji,kjl->kil', rotation, rotation) - np.eye(3)).max(axis=(1, 2))
-    bad = ~np.isfinite(stack).all(axis=(1, 2))
+    bad = ~finite
     bad |= ~(error <= ROTATION_TOLERANCE)
-    bad |= np.abs(stack[:, 3] - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
+    bad |= np.abs(np.where(finite[:, None], stack[:, 3], 0.0) - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
     bad |= np.linalg.det(rotation) < 0.0
     if bad.any():
         where = '' if array.ndim == 2 else f' at {np.flatnonzero(bad)[:10].tolist()}'

@@ -23,11 +23,11 @@ direction into B's frame with ``R^T``. Sign convention (stated once for the whol
 Simplex work arrays (allocated once per caller, never inside the loop):
 ``simplex`` (4, 4, 3): [0] the points w, [1] the points a on A, [2] the points b on B (A frame),
 [3] the points b in B's own frame; ``simplex_index`` (2, 4): the vertex ids on A and B (-1 on a
-smooth body); ``weights`` (3, 4): [0] the barycentric weights, [1], [2] scratch;
+smooth body); ``weights`` (4,): the barycentric weights;
 ``counters`` (4,): GJK iterations, support calls, hill-climb steps, EPA iterations.
 """
 
-from ._jit import njit, njit_inline
+from ._jit import njit
 from .simplex import solve_simplex
 from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
 from .support import body_support, KIND_CYLINDER
@@ -42,12 +42,12 @@ GJK_MAX_ITERATIONS_HIT = 2
 
 
 
-@njit_inline
+@njit
 def is_smooth(body_a, body_b):
     return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
 
 
-@njit_inline
+@njit
 def to_a_frame(rel, x, y, z):
     """A point of B's frame in A's frame."""
     return (rel[0, 0] * x + rel[0, 1] * y + rel[0, 2] * z + rel[0, 3],
@@ -55,7 +55,7 @@ def to_a_frame(rel, x, y, z):
             rel[2, 0] * x + rel[2, 1] * y + rel[2, 2] * z + rel[2, 3])
 
 
-@njit_inline
+@njit
 def minkowski_support(geom_a, body_a, geom_b, body_b, rel, dx, dy, dz, seed_a, seed_b,
                       hill_climb, counters):
     """
@@ -75,7 +75,7 @@ def minkowski_support(geom_a, body_a, geom_b, body_b, rel, dx, dy, dz, seed_a, s
     return index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz
 
 
-@njit_inline
+@njit
 def set_simplex_vertex(simplex, simplex_index, slot, index_a, ax, ay, az, index_b,
                        lx, ly, lz, bx, by, bz):
     simplex[0, slot, 0] = ax - bx
@@ -100,7 +100,7 @@ def _compact(simplex, simplex_index, weights, count, mask):
                         simplex[layer, kept, c] = simplex[layer, i, c]
                 simplex_index[0, kept] = simplex_index[0, i]
                 simplex_index[1, kept] = simplex_index[1, i]
-                weights[0, kept] = weights[0, i]
+                weights[kept] = weights[i]
             kept += 1
     return kept
 
@@ -142,7 +142,7 @@ def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, 
     return count
 
 
-@njit_inline
+@njit
 def _in_simplex(simplex_index, count, index_a, index_b):
     """True when the vertex pair is already a simplex vertex (never for smooth points)."""
     if index_a < 0 or index_b < 0:
@@ -188,7 +188,7 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
     vx, vy, vz = 0.0, 0.0, 0.0
     while True:
         # Step 2: best_simplex. Reduce the simplex to the sub-simplex nearest the origin.
-        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights[0])
+        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights)
         count = _compact(simplex, simplex_index, weights, count, mask)
         v2 = vx * vx + vy * vy + vz * vz
         if count == 4 or v2 <= contact2:

@@ -24,7 +24,7 @@ one-body scene, so a single query and a batch go through the same compiled code.
 
 import numpy as np
 
-from ._jit import njit, njit_inline
+from ._jit import njit
 
 __all__ = ['build_scene', 'scene_body', 'scene_geometry']
 
@@ -55,13 +55,13 @@ B_VSTART, B_VCOUNT, B_OSTART, B_ISTART, B_KIND, B_SWEEP, B_CYL_R, B_CYL_H = rang
 B_CX, B_CY, B_CZ, B_BOUND = 8, 9, 10, 11
 
 
-@njit_inline
+@njit
 def scene_geometry(scene):
     """The arrays the kernels read: (vertices, neighbor offsets, neighbor indices)."""
     return scene[0], scene[2], scene[4]
 
 
-@njit_inline
+@njit
 def scene_body(scene, i):
     """
     The kernel tuple of body ``i``, scalars only: ``(vertex_start, vertex_count, offset_start,

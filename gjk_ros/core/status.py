@@ -71,10 +71,16 @@ class DistanceResult:
 
     @classmethod
     def from_row(cls, out, k):
-        """Build a record from row ``k`` of kernel output arrays (see query.output_arrays)."""
-        distance, witness_a, witness_b, normal, status, bound, counts = out
-        return cls(distance=float(distance[k]), witness_a=witness_a[k].copy(),
-                   witness_b=witness_b[k].copy(), normal=normal[k].copy(),
-                   status=Status(int(status[k])), iterations=int(counts[k, 0]),
-                   error_bound=float(bound[k]), support_calls=int(counts[k, 1]),
-                   hill_climb_steps=int(counts[k, 2]), epa_iterations=int(counts[k, 3]))
+        """
+        Build a record from row ``k`` of kernel output arrays.
+
+        ``out`` is ``(values, status, counts)`` as made by ``query.output_arrays``: values
+        columns are distance, witness_a (3), witness_b (3), normal (3), error_bound.
+        """
+        values, status, counts = out
+        row = values[k]
+        return cls(distance=float(row[0]), witness_a=row[1:4].copy(), witness_b=row[4:7].copy(),
+                   normal=row[7:10].copy(), status=Status(int(status[k])),
+                   iterations=int(counts[k, 0]), error_bound=float(row[10]),
+                   support_calls=int(counts[k, 1]), hill_climb_steps=int(counts[k, 2]),
+                   epa_iterations=int(counts[k, 3]))

@@ -33,7 +33,7 @@ longer depends on the number of vertices.
 
 import math
 
-from ._jit import njit, njit_inline
+from ._jit import njit
 from .tolerances import HILL_CLIMB_MIN_VERTICES
 
 __all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'support_brute_force', 'support_hill_climb',
@@ -43,7 +43,7 @@ KIND_POLYTOPE = 0
 KIND_CYLINDER = 1
 
 
-@njit_inline
+@njit
 def support_brute_force(vertices, start, count, dx, dy, dz):
     """Local index of the first of ``vertices[start:start + count]`` maximal along ``d``."""
     best_index = 0
@@ -88,7 +88,7 @@ def support_hill_climb(vertices, neighbor_offsets, neighbor_indices, vertex_star
         steps += 1
 
 
-@njit_inline
+@njit
 def support_cylinder(radius, half_length, dx, dy, dz):
     """Exact support point of a z-axis cylinder centred at the origin."""
     z = half_length if dz >= 0.0 else -half_length
@@ -98,7 +98,7 @@ def support_cylinder(radius, half_length, dx, dy, dz):
     return radius * dx / rho, radius * dy / rho, z
 
 
-@njit_inline
+@njit
 def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     """
     Support of a kernel body along ``d`` (body frame).
