@@ -1,0 +1,113 @@
+# gjk_ros developer commands.
+#
+# On a machine without ROS, `make test` and `make demo` work from a fresh clone: they create a
+# virtual environment (.venv) holding the ROS 2 Jazzy wheels, build tf2_msgs into it when it is
+# missing, install this package into it (editable, with the layout of a colcon install) and run.
+# Every step leaves a stamp file in .venv/.stamps, so a second run only redoes what changed.
+#
+# On a machine with ROS 2 sourced, use colcon instead:
+#   colcon build --packages-select gjk_ros && colcon test --packages-select gjk_ros
+
+# Python used to create the environment: the ROS 2 Jazzy wheels are built for CPython 3.11.
+PYTHON ?= python3.11
+VENV ?= .venv
+PYTEST_ARGS ?=
+
+VENV_DIR := $(abspath $(VENV))
+VENV_PYTHON := $(VENV_DIR)/bin/python
+STAMPS := $(VENV_DIR)/.stamps
+PIP := $(VENV_PYTHON) -m pip --disable-pip-version-check
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+
+# This machine's pip configuration adds local indexes that print one warning per package they do
+# not hold; drop those lines so that pip's real messages stay readable. pip's exit status is kept.
+PIP_QUIET := 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
+
+# Environment for anything that starts ROS nodes from the venv. The wheels do not set
+# AMENT_PREFIX_PATH, and discovery stays on this machine. ROS_LOG_DIR is a temporary folder that
+# the recipe removes (set `log_dir` first, see ROS_RUN).
+ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PATH}" \
+	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
+ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
+
+.PHONY: all help venv install test demo bench bench-quick lint clean
+
+all: install
+
+help:
+	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels and tf2_msgs'
+	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
+	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
+	@echo 'make demo         run the demo scene against the node'
+	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
+	@echo 'make lint         run ament_flake8 and ament_pep257 on the sources'
+	@echo 'make clean        remove $(VENV) and caches'
+
+# --- environment --------------------------------------------------------------------------------
+
+venv: $(STAMPS)/tf2_msgs
+
+$(STAMPS)/created:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
+		echo 'error: $(PYTHON) is not Python 3.11, which the ROS 2 Jazzy wheels need;' \
+			'run make PYTHON=/path/to/python3.11 ...' >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV_DIR)
+	mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/requirements: requirements.txt requirements-ros.txt $(STAMPS)/created
+	$(PIP) install --quiet -r requirements.txt -r requirements-ros.txt $(PIP_QUIET)
+	touch $@
+
+# Builds only if `import tf2_msgs.msg` fails (the script checks), so a ROS install's wins.
+$(STAMPS)/tf2_msgs: tools/build_tf2_msgs.sh tools/requirements-tf2-build.txt \
+		$(wildcard tools/tf2_msgs_fallback/* tools/tf2_msgs_fallback/msg/*) \
+		$(STAMPS)/requirements
+	bash tools/build_tf2_msgs.sh $(VENV_DIR) $(PIP_QUIET)
+	touch $@
+
+# --- package --------------------------------------------------------------------------------------
+
+# The folders are inputs too: adding or removing a launch or config file changes their mtime.
+INSTALL_INPUTS := Makefile setup.py setup.cfg package.xml tools/install_layout.py \
+	$(wildcard resource resource/* launch launch/* config config/*)
+
+install: venv $(STAMPS)/install
+
+# Editable install (the working tree is the code that runs), then the data files and the
+# executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
+# --use-pep517: without it pip falls back to `setup.py develop`, which is deprecated and, through
+# setup.cfg, puts the console scripts in lib/gjk_ros/ only (the Makefile wants bin/ as well).
+$(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
+	$(PIP) install --quiet --no-build-isolation --use-pep517 -e . $(PIP_QUIET)
+	$(VENV_PYTHON) tools/install_layout.py $(VENV_DIR)
+	touch $@
+
+# --- use ------------------------------------------------------------------------------------------
+
+test: install
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+
+demo: install
+	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
+
+$(STAMPS)/bench-requirements: bench/requirements.txt $(STAMPS)/requirements
+	$(PIP) install --quiet -r bench/requirements.txt $(PIP_QUIET)
+	touch $@
+
+bench: install $(STAMPS)/bench-requirements
+	$(ROS_RUN) $(VENV_PYTHON) -m bench.run
+
+bench-quick: install $(STAMPS)/bench-requirements
+	$(ROS_RUN) $(VENV_PYTHON) -m bench.run --quick
+
+# The same checks as test/test_flake8.py and test/test_pep257.py, with the full report.
+lint: install
+	$(VENV_DIR)/bin/ament_flake8
+	$(VENV_DIR)/bin/ament_pep257
+
+clean:
+	rm -rf $(VENV_DIR) .pytest_cache .hypothesis
+	find gjk_ros test bench tools -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
