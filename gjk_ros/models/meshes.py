@@ -1,0 +1,518 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Mesh files to convex hulls: URI resolution, loading, convexity check, caching.
+
+URIs
+    ``package://<pkg>/<path>`` is looked up with ``ament_index_python`` (imported only when
+    needed) unless the resolver was given an override for ``<pkg>``; ``file:///abs/path`` (or
+    ``file://localhost/abs/path``); plain absolute paths; plain relative paths, taken relative
+    to the resolver's ``base_dir`` (default: the working directory). Other schemes (http://,
+    model://, ...) are rejected.
+
+Formats
+    STL, OBJ and DAE (COLLADA, which needs the ``pycollada`` package), plus PLY and OFF, all
+    read with trimesh. As in RViz, COLLADA node transforms and ``<unit meter="...">`` are
+    applied and ``<up_axis>`` is ignored. Only triangles count: vertices no face uses are
+    dropped.
+
+Convexity
+    A mesh is convex when every face lies on the boundary of its convex hull, i.e. no face
+    centroid is deeper inside the hull than ``CONVEXITY_TOLERANCE`` times the diagonal of the
+    mesh's bounding box. (A face whose centroid is on the hull boundary lies in a supporting
+    plane, so the whole face is on the boundary; a vertex inside the hull puts the centroids
+    of its faces inside too.) A mesh flat to within that tolerance is judged in its plane: it
+    is convex when no midpoint of a boundary edge (faces on one side only) lies inside its
+    2-D hull by more than the tolerance. A non-convex mesh is replaced by its hull and
+    reported with that depth.
+
+Caching
+    The loaded hull of a file is cached by (real path, modification time, size), the scaled
+    ConvexPolytope additionally by the scale, so a republished robot description or a marker
+    resent every cycle costs a dictionary look-up.
+"""
+
+from collections import OrderedDict
+from dataclasses import dataclass
+import hashlib
+import importlib.util
+import io
+import os
+import threading
+from urllib.parse import unquote, urlparse
+import xml.etree.ElementTree as ElementTree
+
+from gjk_ros.core import ConvexPolytope
+from gjk_ros.models.errors import ModelError
+from gjk_ros.models.primitives import Shape
+from gjk_ros.models.values import parse_numbers
+import numpy as np
+from scipy.spatial import cKDTree, ConvexHull, QhullError
+import trimesh
+
+CONVEXITY_TOLERANCE = 1e-5
+MESH_FORMATS = ('stl', 'obj', 'dae', 'ply', 'off')
+# Bound on the temporary (centroids x hull facets) block of the convexity check.
+_DEPTH_BLOCK_ELEMENTS = 1 << 21
+# Facets tried first for each probe point of the convexity check, and the multiply-adds it
+# may spend on exact depths once a mesh is known not to be convex (see _deepest).
+_NEAR_FACETS = 8
+_DEPTH_BUDGET = 50_000_000
+
+
+@dataclass(frozen=True)
+class MeshInfo:
+    """
+    A loaded, scaled mesh hull and what was found while loading it.
+
+    Attributes
+    ----------
+    hull : ConvexPolytope
+        Convex hull of the scaled mesh, in the mesh frame.
+    is_convex : bool
+        Whether the mesh itself was convex (see the module docstring).
+    vertex_count : int
+        Distinct vertices of the triangles the hull was built from.
+    concavity : float
+        How deep the mesh reaches inside its hull (see the module docstring), scaled by the
+        largest scale factor; 0 for a convex mesh.
+    path : str
+        The resolved file path (or ``'<data>'`` for in-memory data).
+
+    """
+
+    hull: ConvexPolytope
+    is_convex: bool
+    vertex_count: int
+    concavity: float
+    path: str
+
+
+@dataclass(frozen=True)
+class _MeshRecord:
+    hull_points: np.ndarray   # unscaled: hull vertices are invariant under a diagonal scale
+    is_convex: bool
+    vertex_count: int
+    concavity: float          # unscaled
+
+
+class ResourceResolver:
+    """
+    Resolve mesh URIs to files and load their convex hulls, with caching.
+
+    Parameters
+    ----------
+    package_paths : mapping of str to str, optional
+        Package name -> share directory, consulted before the ament index (tests, or meshes
+        of packages that are not installed).
+    base_dir : str, optional
+        Directory for relative paths; default the working directory at call time.
+    cache_size : int
+        Loaded files, and scaled hulls, kept each (least recently used dropped first), so
+        meshes sent as changing marker data cannot grow the cache without bound.
+
+    """
+
+    def __init__(self, package_paths=None, base_dir=None, cache_size: int = 256):
+        self._package_paths = dict(package_paths or {})
+        self._base_dir = base_dir
+        self._cache_size = max(1, int(cache_size))
+        self._records = OrderedDict()
+        self._hulls = OrderedDict()
+        self._lock = threading.Lock()
+
+    def resolve(self, uri: str) -> str:
+        """
+        Return the file path a mesh URI names (the file may not exist).
+
+        Raises
+        ------
+        ModelError
+            With the URI as body: empty URI, unsupported scheme, unknown package, missing
+            ament_index_python.
+
+        """
+        if not isinstance(uri, str) or not uri.strip():
+            raise ModelError(repr(uri), 'empty mesh URI')
+        parsed = urlparse(uri)
+        if parsed.scheme == 'package':
+            return self._resolve_package(uri, parsed.netloc, unquote(parsed.path))
+        if parsed.scheme == 'file':
+            if parsed.netloc not in ('', 'localhost'):
+                raise ModelError(uri, f"file:// URI with host '{parsed.netloc}' is not "
+                                      'supported; write file:///absolute/path')
+            return unquote(parsed.path)
+        if parsed.scheme and len(parsed.scheme) > 1:
+            raise ModelError(uri, f"unsupported URI scheme '{parsed.scheme}://' (use "
+                                  'package://, file:// or a file path)')
+        return os.path.join(self._base_dir or os.getcwd(), uri)
+
+    def load_mesh(self, uri: str, scale=(1.0, 1.0, 1.0)):
+        """
+        Load the convex hull of a mesh file, scaled per axis.
+
+        Returns
+        -------
+        tuple of (ConvexPolytope, bool, int)
+            The hull, whether the mesh was convex, its distinct vertex count.
+
+        Raises
+        ------
+        ModelError
+            With the URI as body; see :meth:`load_mesh_info`.
+
+        """
+        info = self.load_mesh_info(uri, scale)
+        return info.hull, info.is_convex, info.vertex_count
+
+    def load_mesh_info(self, uri: str, scale=(1.0, 1.0, 1.0)) -> MeshInfo:
+        """
+        Load the convex hull of a mesh file, scaled per axis, with the convexity details.
+
+        Raises
+        ------
+        ModelError
+            With the URI as body: unresolvable URI, missing or unreadable file, unsupported
+            format, DAE without pycollada, no triangles, non-finite vertices, a mesh of no
+            size, a zero or non-finite scale.
+
+        """
+        scale = _check_scale(uri, scale)
+        path = self.resolve(uri)
+        try:
+            status = os.stat(path)
+        except OSError as error:
+            raise ModelError(uri, f'cannot open mesh file {path}: {error.strerror}') from None
+        key = (os.path.realpath(path), status.st_mtime_ns, status.st_size)
+        record = self._cached_record(key, lambda: _load_record(uri, path, _file_type(uri, path)))
+        return self._scaled(key, record, scale, path)
+
+    def load_mesh_data(self, data: bytes, file_type: str, scale=(1.0, 1.0, 1.0),
+                       name: str = '<data>') -> MeshInfo:
+        """
+        Load the convex hull of a mesh held in memory (e.g. visualization_msgs/MeshFile).
+
+        Parameters
+        ----------
+        data : bytes
+            The file contents.
+        file_type : str
+            Extension naming the format (``'stl'``, ``'.dae'``, ...).
+        scale : array-like
+            (3,) per-axis scale.
+        name : str
+            Names the mesh in errors.
+
+        Raises
+        ------
+        ModelError
+            With ``name`` as body, as :meth:`load_mesh_info`.
+
+        """
+        scale = _check_scale(name, scale)
+        data = bytes(data)
+        file_type = _supported_type(name, file_type.lower().lstrip('.'))
+        key = ('<data>', hashlib.sha256(data).hexdigest(), file_type)
+        record = self._cached_record(key, lambda: _load_record(name, data, file_type))
+        return self._scaled(key, record, scale, '<data>')
+
+    def _resolve_package(self, uri: str, package: str, relative: str) -> str:
+        relative = relative.lstrip('/')
+        if not package or not relative:
+            raise ModelError(uri, 'a package URI must look like package://<package>/<path>')
+        if package in self._package_paths:
+            return os.path.join(self._package_paths[package], relative)
+        return os.path.join(_share_directory(uri, package), relative)
+
+    def _cached_record(self, key, load) -> _MeshRecord:
+        record = self._cache_get(self._records, key)
+        if record is None:
+            # Loaded outside the lock: a slow mesh must not block lookups of cached ones.
+            record = self._cache_put(self._records, key, load())
+        return record
+
+    def _scaled(self, key, record: _MeshRecord, scale: np.ndarray, path: str) -> MeshInfo:
+        hull_key = (key, tuple(scale.tolist()))
+        hull = self._cache_get(self._hulls, hull_key)
+        if hull is None:
+            hull = self._cache_put(self._hulls, hull_key,
+                                   ConvexPolytope.from_points(record.hull_points * scale))
+        concavity = record.concavity * float(np.abs(scale).max())
+        return MeshInfo(hull, record.is_convex, record.vertex_count, concavity, path)
+
+    def _cache_get(self, cache: OrderedDict, key):
+        with self._lock:
+            value = cache.get(key)
+            if value is not None:
+                cache.move_to_end(key)
+            return value
+
+    def _cache_put(self, cache: OrderedDict, key, value):
+        with self._lock:
+            cache[key] = value
+            cache.move_to_end(key)
+            while len(cache) > self._cache_size:
+                cache.popitem(last=False)
+        return value
+
+
+def _share_directory(uri: str, package: str) -> str:
+    try:
+        packages = importlib.import_module('ament_index_python.packages')
+    except ImportError:
+        raise ModelError(uri, 'cannot resolve package:// URIs: the Python package '
+                              'ament_index_python is not installed') from None
+    try:
+        return packages.get_package_share_directory(package, print_warning=False)
+    except (LookupError, ValueError) as error:
+        raise ModelError(uri, f"package '{package}' not found in the ament index "
+                              f'(AMENT_PREFIX_PATH): {error}') from None
+    except OSError as error:
+        raise ModelError(uri, f"cannot look up package '{package}': {error}") from None
+
+
+def _check_scale(name: str, scale) -> np.ndarray:
+    try:
+        scale = parse_numbers(scale, 'mesh scale', 3)
+    except ValueError as error:
+        raise ModelError(name, str(error)) from None
+    if np.any(scale == 0.0):
+        raise ModelError(name, f'mesh scale must not be zero, got {" ".join(map(str, scale))}')
+    return scale
+
+
+def _file_type(uri: str, path: str) -> str:
+    extension = os.path.splitext(path)[1].lower().lstrip('.')
+    return _supported_type(uri, extension)
+
+
+def _supported_type(name: str, extension: str) -> str:
+    if extension not in MESH_FORMATS:
+        shown = f"'.{extension}'" if extension else 'without a file extension'
+        raise ModelError(name, f'unsupported mesh format {shown} (readable: '
+                               f'{", ".join(MESH_FORMATS)})')
+    if extension == 'dae' and not _have_pycollada():
+        raise ModelError(name, 'reading DAE (COLLADA) meshes needs the Python package '
+                               'pycollada, which is not installed (pip install pycollada)')
+    return extension
+
+
+def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
+    """
+    Describe a loaded mesh hull as a Shape, with the non-convexity warning naming ``body``.
+
+    Parameters
+    ----------
+    info : MeshInfo
+        From :meth:`ResourceResolver.load_mesh_info` or :func:`triangles_hull`.
+    label : str
+        How to name the mesh, e.g. its URI.
+    scale : array-like
+        (3,) scale that was applied, for the description.
+    body : str
+        The link or obstacle, named in the warning.
+
+    """
+    scale = np.asarray(scale, dtype=np.float64)
+    scaled = '' if np.all(scale == 1.0) else f' scaled {"x".join(f"{s:g}" for s in scale)}'
+    description = f'{label}{scaled} (hull of {info.vertex_count} vertices)'
+    if info.is_convex:
+        return Shape(info.hull, description)
+    warning = (f'{body}: {label} is not convex (a face lies {info.concavity:.3g} m inside '
+               'its convex hull); using its convex hull')
+    return Shape(info.hull, f'{description}, not convex', (warning,))
+
+
+def triangles_hull(name: str, triangles) -> MeshInfo:
+    """
+    Convex hull of an (m, 3, 3) triangle soup, with the same checks as a mesh file.
+
+    Raises
+    ------
+    ModelError
+        With ``name`` as body: no triangles, non-finite vertices, no size.
+
+    """
+    triangles = np.asarray(triangles, dtype=np.float64).reshape(-1, 3, 3)
+    record = _record_from_triangles(name, triangles)
+    return MeshInfo(ConvexPolytope.from_points(record.hull_points), record.is_convex,
+                    record.vertex_count, record.concavity, '<triangles>')
+
+
+def default_resolver() -> ResourceResolver:
+    """Return the process-wide resolver used when none is passed (so its cache is shared)."""
+    global _DEFAULT_RESOLVER
+    with _DEFAULT_LOCK:
+        if _DEFAULT_RESOLVER is None:
+            _DEFAULT_RESOLVER = ResourceResolver()
+        return _DEFAULT_RESOLVER
+
+
+_DEFAULT_RESOLVER = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def _have_pycollada() -> bool:
+    return importlib.util.find_spec('collada') is not None
+
+
+def _load_record(name: str, source, file_type: str) -> _MeshRecord:
+    return _record_from_triangles(name, _read_triangles(name, source, file_type))
+
+
+def _record_from_triangles(name: str, triangles: np.ndarray) -> _MeshRecord:
+    if len(triangles) == 0:
+        raise ModelError(name, 'the mesh has no triangles')
+    bad = ~np.isfinite(triangles).all(axis=(1, 2))
+    if bad.any():
+        raise ModelError(name, f'{int(bad.sum())} of {len(triangles)} mesh triangles have '
+                               'non-finite vertex coordinates')
+    points = np.unique(triangles.reshape(-1, 3), axis=0)
+    if len(points) == 1:
+        raise ModelError(name, 'all mesh vertices coincide: the mesh has no size')
+    tolerance = CONVEXITY_TOLERANCE * float(np.linalg.norm(np.ptp(points, axis=0)))
+    hull_points, concavity = _hull_and_concavity(points, triangles, tolerance)
+    is_convex = concavity <= tolerance
+    return _MeshRecord(hull_points, is_convex, len(points), 0.0 if is_convex else concavity)
+
+
+def _read_triangles(name: str, source, file_type: str) -> np.ndarray:
+    """Return the (m, 3, 3) triangles of every mesh in the file, node transforms applied."""
+    file_obj = io.BytesIO(source) if isinstance(source, bytes) else source
+    try:
+        # Non-finite vertices make trimesh's normals warn; they are reported below instead.
+        with np.errstate(invalid='ignore', divide='ignore', over='ignore'):
+            scene = trimesh.load(file_obj, file_type=file_type, force='scene', process=False)
+            meshes = [geometry for geometry in scene.dump()
+                      if isinstance(geometry, trimesh.Trimesh) and len(geometry.faces)]
+            triangles = [np.asarray(mesh.vertices, dtype=np.float64)[mesh.faces]
+                         for mesh in meshes]
+    except Exception as error:  # noqa: B902 - third-party parsers fail in any way on bad input
+        raise ModelError(name, f'cannot read the {file_type.upper()} mesh: '
+                               f'{type(error).__name__}: {error}') from None
+    if not triangles:
+        return np.zeros((0, 3, 3))
+    triangles = np.concatenate(triangles)
+    if file_type == 'dae':
+        triangles *= _collada_unit(name, source)
+    return triangles
+
+
+def _collada_unit(name: str, source) -> float:
+    """Return the metres per unit of a COLLADA document (RViz applies it; trimesh does not)."""
+    try:
+        if isinstance(source, bytes):
+            root = ElementTree.fromstring(source)
+        else:
+            root = ElementTree.parse(source).getroot()
+    except (ElementTree.ParseError, OSError) as error:
+        raise ModelError(name, f'cannot read the DAE mesh: {error}') from None
+    unit = root.find('{*}asset/{*}unit')
+    if unit is None or unit.get('meter') is None:
+        return 1.0
+    try:
+        meter = float(unit.get('meter'))
+    except ValueError:
+        meter = float('nan')
+    if not np.isfinite(meter) or meter <= 0.0:
+        raise ModelError(name, f'invalid COLLADA <unit meter="{unit.get("meter")}">')
+    return meter
+
+
+def _hull_and_concavity(points: np.ndarray, triangles: np.ndarray, tolerance: float):
+    """
+    Return the hull vertices of ``points`` and how deep the mesh reaches inside the hull.
+
+    Solid meshes: the deepest face centroid. Meshes flat to within ``tolerance``: the deepest
+    midpoint of a boundary edge, in the plane (their faces fill the hull when convex).
+    Collinear meshes are convex by definition.
+    """
+    centre = points.mean(axis=0)
+    _, _, axes = np.linalg.svd(points - centre, full_matrices=False)
+    spans = np.ptp((points - centre) @ axes.T, axis=0)
+    for dimension in (3, 2):
+        if spans[dimension - 1] <= tolerance:
+            continue
+        basis = axes[:dimension]
+        try:
+            # Joggled input: exact enough for the tolerance, and seconds faster than merging
+            # facets on the many coplanar or cocircular points of CAD meshes.
+            hull = ConvexHull((points - centre) @ basis.T, qhull_options='QJ')
+        except QhullError:
+            continue
+        planar = (triangles - centre) @ basis.T
+        probes = planar.mean(axis=1) if dimension == 3 else _boundary_midpoints(planar)
+        return points[hull.vertices], _deepest(probes, hull, tolerance)
+    along = (points - centre) @ axes[0]
+    return points[[int(np.argmin(along)), int(np.argmax(along))]], 0.0
+
+
+def _boundary_midpoints(triangles: np.ndarray) -> np.ndarray:
+    """
+    Midpoints of the boundary edges of a planar (m, 3, 2) triangle soup.
+
+    A boundary edge has triangles on one side only. Counting sides instead of triangles keeps
+    double-sided meshes (every triangle twice) right.
+    """
+    corners, inverse = np.unique(triangles.reshape(-1, 2), axis=0, return_inverse=True)
+    faces = inverse.reshape(-1, 3)
+    edges, sides = [], []
+    for first, second, third in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+        start, end = np.minimum(faces[:, first], faces[:, second]), np.maximum(
+            faces[:, first], faces[:, second])
+        along = corners[end] - corners[start]
+        across = corners[faces[:, third]] - corners[start]
+        edges.append(np.column_stack([start, end]))
+        sides.append(np.sign(along[:, 0] * across[:, 1] - along[:, 1] * across[:, 0]))
+    edges, sides = np.concatenate(edges), np.concatenate(sides)
+    proper = sides != 0.0   # a degenerate triangle bounds nothing
+    unique_edges, edge_index = np.unique(edges[proper], axis=0, return_inverse=True)
+    left = np.zeros(len(unique_edges), bool)
+    right = np.zeros(len(unique_edges), bool)
+    np.logical_or.at(left, edge_index, sides[proper] > 0.0)
+    np.logical_or.at(right, edge_index, sides[proper] < 0.0)
+    boundary = unique_edges[left != right]
+    return (corners[boundary[:, 0]] + corners[boundary[:, 1]]) / 2.0
+
+
+def _deepest(query: np.ndarray, hull: ConvexHull, tolerance: float) -> float:
+    """
+    Return how deep the deepest query point lies inside the hull (0 if within ``tolerance``).
+
+    For a point inside, the distance to the boundary is the smallest distance to a facet
+    plane. The facets whose centres are nearest to a point give an upper bound on its depth,
+    which settles almost every point of a convex mesh at once. The other points are measured
+    against every facet, deepest bound first, until the bound of the next one cannot beat
+    the deepest found (then the answer is exact) or, once non-convexity is proven, the work
+    budget is spent (then it is the deepest found so far).
+    """
+    if len(query) == 0:
+        return 0.0
+    normals, offsets = hull.equations[:, :-1], hull.equations[:, -1]
+    centres = hull.points[hull.simplices].mean(axis=1)
+    count = min(_NEAR_FACETS, len(centres))
+    near = cKDTree(centres).query(query, k=count)[1].reshape(len(query), count)
+    bounds = -(np.einsum('qkd,qd->qk', normals[near], query) + offsets[near]).max(axis=1)
+    order = np.argsort(-bounds)
+    order = order[bounds[order] > tolerance]
+    rows = max(1, _DEPTH_BLOCK_ELEMENTS // len(normals))
+    deepest, work = 0.0, 0
+    for start in range(0, len(order), rows):
+        if bounds[order[start]] <= deepest or (deepest > tolerance and work > _DEPTH_BUDGET):
+            break
+        block = query[order[start:start + rows]]
+        deepest = max(deepest, float(-(block @ normals.T + offsets).max(axis=1).min()))
+        work += block.size * len(normals)
+    return deepest if deepest > tolerance else 0.0
