@@ -1,0 +1,554 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``gjk-ros demo``: run the distance node on the demo scene, print and plot the distances.
+
+Three processes take part: the distance node and the scene publisher run as child processes
+(each in its own session, so that only this process sees Ctrl-C and stops them in order), and
+this process subscribes to the node's outputs like any consumer would, prints a per-pair table
+and writes a plot of every pair's signed distance over time at the end.
+
+This module imports rclpy only inside ``run_demo``, so the table and plot helpers can be used
+and tested without ROS.
+"""
+
+from dataclasses import dataclass, field
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# Below this absolute signed distance (m) a pair is shown as touching: the arm moves
+# continuously, so an exact zero is never sampled, and 2 mm is below what the eye reads on
+# the plot.
+TOUCH_TOLERANCE = 0.002
+# Pairs closer than this (m) are flagged as near.
+NEAR_DISTANCE = 0.05
+NODE_NAME = 'gjk_distance'
+# How long a child gets to exit after SIGINT, then after SIGTERM, before SIGKILL (s).
+STOP_GRACE = (5.0, 2.0)
+# Once running, a gap this long (s) without distances means the node or the scene is stuck.
+DATA_TIMEOUT = 10.0
+_ANSI_CURSOR_UP_AND_CLEAR = '\x1b[{count}F\x1b[J'
+
+
+@dataclass
+class DemoOptions:
+    """
+    Settings of one demo run (the ``gjk-ros demo`` options).
+
+    Attributes
+    ----------
+    duration : float
+        Seconds to run after the first distances arrive.
+    plot : str
+        Path of the PNG written at the end.
+    interval : float or None
+        Seconds between table refreshes; None picks 0.5 s on a terminal, 2 s otherwise.
+    domain_id : int or None
+        ROS_DOMAIN_ID for this process and its children; None keeps the environment's.
+    rate_hz : float
+        Node compute rate and scene TF rate.
+    startup_timeout : float
+        Seconds to wait for the first distances (the first start compiles the kernels).
+    log_dir : str or None
+        Where the children's output goes; None makes a temporary folder.
+
+    """
+
+    duration: float = 20.0
+    plot: str = 'gjk_demo_distances.png'
+    interval: float = None
+    domain_id: int = None
+    rate_hz: float = 50.0
+    startup_timeout: float = 120.0
+    log_dir: str = None
+
+
+@dataclass
+class PairHistory:
+    """
+    Signed distance of every pair over time, as received.
+
+    Attributes
+    ----------
+    times : dict of (str, str) to list of float
+        Seconds since the first cloud, per (link, obstacle).
+    distances : dict of (str, str) to list of float
+        Signed distance, NaN where the record was not a measurement.
+    ids : dict of (str, str) to (int, int)
+        The pair's (link_id, obstacle_id), which orders pairs as the node does.
+
+    """
+
+    times: dict = field(default_factory=dict)
+    distances: dict = field(default_factory=dict)
+    ids: dict = field(default_factory=dict)
+
+    def add(self, elapsed, records):
+        """Append one cloud's records at ``elapsed`` seconds."""
+        for record in records:
+            key = (record.link, record.obstacle)
+            value = record.distance if record.is_measured else math.nan
+            self.times.setdefault(key, []).append(elapsed)
+            self.distances.setdefault(key, []).append(value)
+            self.ids[key] = (record.link_id, record.obstacle_id)
+
+    @property
+    def pairs(self):
+        """Return the (link, obstacle) keys in the node's order (link id, obstacle id)."""
+        return sorted(self.times, key=self.ids.__getitem__)
+
+
+def contact_label(record):
+    """
+    Return a word that says how close a pair is.
+
+    Parameters
+    ----------
+    record : gjk_ros.ros.records.DistanceRecord
+        One pair from ``read_distances``.
+
+    Returns
+    -------
+    str
+        'PENETRATING', 'touching', 'near', 'clear', or '-' when there is no measurement.
+
+    """
+    if not record.is_measured:
+        return '-'
+    if record.distance < -TOUCH_TOLERANCE:
+        return 'PENETRATING'
+    if record.distance <= TOUCH_TOLERANCE:
+        return 'touching'
+    return 'near' if record.distance < NEAR_DISTANCE else 'clear'
+
+
+def format_distance(record):
+    """Return the signed distance with a sign and 4 decimals, or 'nan'."""
+    return f'{record.distance:+.4f}' if record.is_measured else 'nan'
+
+
+def format_table(records, elapsed, node_min_distance=None):
+    """
+    Format the latest records as a fixed-width table.
+
+    Parameters
+    ----------
+    records : list of DistanceRecord
+        One per pair, with names.
+    elapsed : float
+        Seconds since the first cloud.
+    node_min_distance : float, optional
+        The node's ``~/min_distance`` (shown in the header).
+
+    Returns
+    -------
+    list of str
+        The lines, header first.
+
+    """
+    rows = sorted(records, key=lambda r: (r.link_id, r.obstacle_id))
+    measured = [r for r in rows if r.is_measured]
+    header = f't = {elapsed:5.1f} s   pairs {len(rows)}'
+    if measured:
+        closest = min(measured, key=lambda r: r.distance)
+        header += f'   closest {closest.distance:+.4f} m ({closest.link} / {closest.obstacle})'
+    if node_min_distance is not None:
+        header += f'   ~/min_distance {node_min_distance:+.4f}'
+    link_width = max([len('link')] + [len(str(r.link)) for r in rows])
+    obstacle_width = max([len('obstacle')] + [len(str(r.obstacle)) for r in rows])
+    lines = [header, f"{'link':<{link_width}}  {'obstacle':<{obstacle_width}}  "
+                     f"{'distance [m]':>12}  {'status':<11}  contact"]
+    for record in rows:
+        lines.append(f'{str(record.link):<{link_width}}  {str(record.obstacle):<{obstacle_width}}'
+                     f'  {format_distance(record):>12}  {record.status.name.lower():<11}'
+                     f'  {contact_label(record)}')
+    return lines
+
+
+def summary_lines(history):
+    """
+    Summarise a run: per pair, the smallest and largest distance and the time in contact.
+
+    Parameters
+    ----------
+    history : PairHistory
+        What was received.
+
+    Returns
+    -------
+    list of str
+
+    """
+    lines = ['summary over the run (measured samples only):',
+             f"{'link':<12}  {'obstacle':<12}  {'min [m]':>9}  {'max [m]':>9}  penetrating"]
+    for key in history.pairs:
+        values = [v for v in history.distances[key] if not math.isnan(v)]
+        if not values:
+            lines.append(f'{key[0]!s:<12}  {key[1]!s:<12}  {"no measurement":>21}')
+            continue
+        share = sum(v < -TOUCH_TOLERANCE for v in values) / len(values)
+        lines.append(f'{key[0]!s:<12}  {key[1]!s:<12}  {min(values):+9.4f}  '
+                     f'{max(values):+9.4f}  {100.0 * share:5.1f} %')
+    return lines
+
+
+def plot_history(history, path):
+    """
+    Write a PNG of signed distance over time: one panel per link, one line per obstacle.
+
+    Parameters
+    ----------
+    history : PairHistory
+        What was received.
+    path : str
+        Output file.
+
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot
+
+    links = list(dict.fromkeys(str(link) for link, _ in history.pairs))
+    obstacles = list(dict.fromkeys(str(obstacle) for _, obstacle in history.pairs))
+    colors = {name: f'C{index % 10}' for index, name in enumerate(obstacles)}
+    figure, axes = pyplot.subplots(max(len(links), 1), 1, sharex=True, squeeze=False,
+                                   figsize=(9.0, 1.9 * max(len(links), 1) + 1.2))
+    for axis, link in zip(axes[:, 0], links):
+        for (pair_link, obstacle) in history.pairs:
+            if str(pair_link) == link:
+                axis.plot(history.times[(pair_link, obstacle)],
+                          history.distances[(pair_link, obstacle)],
+                          color=colors[str(obstacle)], label=str(obstacle), linewidth=1.2)
+        axis.axhline(0.0, color='black', linewidth=0.8)
+        axis.axhspan(axis.get_ylim()[0], 0.0, color='red', alpha=0.08)
+        axis.set_ylabel(f'{link}\n[m]')
+        axis.grid(True, alpha=0.3)
+    axes[0, 0].legend(loc='lower left', bbox_to_anchor=(0.0, 1.0), ncol=max(len(obstacles), 1),
+                      fontsize='small', frameon=False)
+    figure.suptitle('gjk_ros demo: signed distance (MTD) per link / obstacle pair '
+                    '(below 0 = penetration, gaps = no measurement)', fontsize='medium')
+    axes[-1, 0].set_xlabel('time since first distances [s]')
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+
+
+def node_command(rate_hz, parameters=()):
+    """
+    Return the command line that starts the distance node.
+
+    Prefers the ``gjk_distance_node`` console script next to this interpreter and falls back
+    to running the node module with this interpreter.
+
+    Parameters
+    ----------
+    rate_hz : float
+        The node's ``rate_hz``.
+    parameters : sequence of str
+        More ``name:=value`` parameter assignments.
+
+    Returns
+    -------
+    list of str
+
+    """
+    script = os.path.join(os.path.dirname(sys.executable), 'gjk_distance_node')
+    program = [script] if os.access(script, os.X_OK) else [
+        sys.executable, '-c', 'import sys; from gjk_ros.ros.node import main; sys.exit(main())']
+    command = program + ['--ros-args', '-r', f'__node:={NODE_NAME}',
+                         '-p', 'fixed_frame:=world', '-p', f'rate_hz:={float(rate_hz)}']
+    for assignment in parameters:
+        command += ['-p', assignment]
+    return command
+
+
+def scene_command(rate_hz):
+    """Return the command line that starts the demo scene publisher."""
+    return [sys.executable, '-m', 'gjk_ros.ros.demo_scene', '--rate-hz', str(float(rate_hz)),
+            '--obstacle-topic', f'/{NODE_NAME}/obstacles']
+
+
+def _die_with_parent():
+    """Ask Linux to SIGTERM the child if this process dies without stopping it."""
+    try:
+        import ctypes
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # Not Linux: the children still watch their parent or get stopped normally.
+
+
+def start_child(command, log_path, cwd=None):
+    """
+    Start a child process in its own session, with output to ``log_path``.
+
+    Parameters
+    ----------
+    command : list of str
+        Program and arguments.
+    log_path : str
+        File for stdout and stderr.
+    cwd : str, optional
+        Working directory of the child.
+
+    Returns
+    -------
+    subprocess.Popen
+
+    """
+    with open(log_path, 'wb') as log:
+        return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, cwd=cwd,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_die_with_parent if sys.platform == 'linux' else None)
+
+
+def stop_child(process):
+    """
+    Stop a child and everything in its session: SIGINT, then SIGTERM, then SIGKILL.
+
+    Parameters
+    ----------
+    process : subprocess.Popen
+        A process started by ``start_child``.
+
+    Returns
+    -------
+    int
+        Its exit code.
+
+    """
+    for sig, grace in ((signal.SIGINT, STOP_GRACE[0]), (signal.SIGTERM, STOP_GRACE[1]),
+                       (signal.SIGKILL, None)):
+        if process.poll() is not None:
+            break
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return process.wait()
+
+
+def log_tail(path, lines=15):
+    """Return the last ``lines`` lines of a log file."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as log:
+            return ''.join(log.readlines()[-lines:])
+    except OSError:
+        return ''
+
+
+class TablePrinter:
+    """
+    Print tables, redrawing in place on a terminal and appending otherwise.
+
+    Parameters
+    ----------
+    stream : file
+        Where to write.
+
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._in_place = stream.isatty()
+        self._previous_lines = 0
+
+    def show(self, lines):
+        """Print ``lines`` as the current table."""
+        if self._in_place and self._previous_lines:
+            self._stream.write(_ANSI_CURSOR_UP_AND_CLEAR.format(count=self._previous_lines))
+        elif self._previous_lines:
+            self._stream.write('\n')
+        self._stream.write('\n'.join(lines) + '\n')
+        self._stream.flush()
+        self._previous_lines = len(lines)
+
+    @property
+    def default_interval(self):
+        """Return 0.5 s on a terminal, 2 s when the output is a file or pipe."""
+        return 0.5 if self._in_place else 2.0
+
+
+def _make_monitor(history):
+    """Create the monitor node (rclpy must be initialised)."""
+    from rclpy.node import Node
+    from rclpy.qos import (DurabilityPolicy, QoSProfile, qos_profile_sensor_data,
+                           ReliabilityPolicy)
+    from sensor_msgs.msg import PointCloud2
+    from std_msgs.msg import Float64, String
+
+    from gjk_ros.ros.records import read_distances
+
+    class DemoMonitor(Node):
+        """Keep the latest records and the history of every pair."""
+
+        def __init__(self):
+            super().__init__('gjk_demo_monitor')
+            self.latest = None
+            self.names = None
+            self.min_distance = None
+            self.first_stamp = None
+            self.elapsed = 0.0
+            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
+            # Best effort subscriptions match both reliable and best-effort publishers.
+            self.create_subscription(PointCloud2, f'/{NODE_NAME}/distances', self._on_cloud,
+                                     qos_profile_sensor_data)
+            self.create_subscription(String, f'/{NODE_NAME}/names', self._on_names, latched)
+            self.create_subscription(Float64, f'/{NODE_NAME}/min_distance', self._on_min,
+                                     qos_profile_sensor_data)
+
+        def _on_names(self, message):
+            self.names = message
+
+        def _on_min(self, message):
+            self.min_distance = message.data
+
+        def _on_cloud(self, message):
+            if self.names is None:
+                return  # Without names the rows cannot be labelled; the names are latched.
+            records = read_distances(message, self.names)
+            if not records or any(r.link is None or r.obstacle is None for r in records):
+                # No bodies yet, or a body newer than our names message (its update is on
+                # the way): nothing to show.
+                return
+            stamp = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+            if self.first_stamp is None:
+                self.first_stamp = stamp
+            self.elapsed = stamp - self.first_stamp
+            self.latest = records
+            history.add(self.elapsed, records)
+
+    return DemoMonitor()
+
+
+class _Stop(Exception):
+    """Raised from the SIGTERM handler to leave the run loop cleanly."""
+
+
+def _raise_stop(signum, frame):
+    raise _Stop()
+
+
+def run_demo(options, out=None):
+    """
+    Run the demo: start the node and the scene, monitor, plot, stop everything.
+
+    Parameters
+    ----------
+    options : DemoOptions
+        Settings.
+    out : file, optional
+        Where to print (default stdout).
+
+    Returns
+    -------
+    int
+        0 when distances were received and plotted, 1 otherwise.
+
+    """
+    out = sys.stdout if out is None else out
+    if options.domain_id is not None:
+        os.environ['ROS_DOMAIN_ID'] = str(options.domain_id)
+    log_dir = options.log_dir or tempfile.mkdtemp(prefix='gjk_demo_')
+    os.makedirs(log_dir, exist_ok=True)
+    logs = {'node': os.path.join(log_dir, 'node.log'),
+            'scene': os.path.join(log_dir, 'scene.log')}
+    print(f"gjk-ros demo: ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
+          f'node and scene output in {log_dir}', file=out, flush=True)
+    history = PairHistory()
+    children = {}
+    previous_sigterm = signal.signal(signal.SIGTERM, _raise_stop)
+    try:
+        children['node'] = start_child(node_command(options.rate_hz), logs['node'])
+        children['scene'] = start_child(scene_command(options.rate_hz), logs['scene'])
+        status = _monitor(options, history, children, logs, out)
+    except (KeyboardInterrupt, _Stop):
+        print('\nstopped by signal', file=out, flush=True)
+        status = 0 if history.pairs else 1
+    finally:
+        for name in ('scene', 'node'):
+            if name in children:
+                stop_child(children[name])
+        signal.signal(signal.SIGTERM, previous_sigterm)
+    return _finish(history, options.plot, out) if status == 0 else status
+
+
+def _finish(history, plot_path, out):
+    """Print the summary and write the plot; return the exit status."""
+    if not history.pairs:
+        print('no distances were received', file=out, flush=True)
+        return 1
+    print('\n'.join(summary_lines(history)), file=out)
+    plot_history(history, plot_path)
+    print(f'plot written to {os.path.abspath(plot_path)}', file=out, flush=True)
+    return 0
+
+
+def _monitor(options, history, children, logs, out):
+    """Spin the monitor node until the run is over; return 0 or 1."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        monitor = _make_monitor(history)
+        executor = SingleThreadedExecutor()
+        executor.add_node(monitor)
+        printer = TablePrinter(out)
+        interval = options.interval or printer.default_interval
+        print('waiting for the gjk_distance node (its first start compiles the geometry '
+              'kernels, which can take a minute)...', file=out, flush=True)
+        if not _spin_until(executor, lambda: monitor.latest is not None,
+                           options.startup_timeout, children, logs, out):
+            return 1
+        next_print = 0.0
+        while monitor.elapsed < options.duration:
+            if not _spin_until(executor, lambda: monitor.elapsed >= next_print,
+                               DATA_TIMEOUT, children, logs, out):
+                return 1
+            printer.show(format_table(monitor.latest, monitor.elapsed, monitor.min_distance))
+            next_print = monitor.elapsed + interval
+        return 0
+    finally:
+        rclpy.try_shutdown()
+
+
+def _spin_until(executor, condition, timeout, children, logs, out):
+    """Spin until ``condition()`` holds; False (with a message) on timeout or a dead child."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        for name, process in children.items():
+            if process.poll() is not None:
+                print(f'the {name} process exited with code {process.returncode}; '
+                      f'last lines of {logs[name]}:\n{log_tail(logs[name])}', file=out,
+                      flush=True)
+                return False
+        if time.monotonic() > deadline:
+            print(f'no distances from /{NODE_NAME} within {timeout:g} s; node log tail:\n'
+                  f"{log_tail(logs['node'])}", file=out, flush=True)
+            return False
+        executor.spin_once(timeout_sec=0.05)
+    return True

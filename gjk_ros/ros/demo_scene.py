@@ -1,0 +1,581 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Demo scene publisher: a moving arm near obstacles, as real ROS 2 traffic.
+
+The process plays the part of robot_state_publisher and of a perception stack:
+
+- the URDF on ``robot_description`` (``std_msgs/String``, transient_local);
+- joint motion as TF on ``/tf`` (reliable, volatile, depth 100, as tf2_ros) and the fixed joints
+  on ``/tf_static`` (reliable, transient_local);
+- obstacles as a ``visualization_msgs/MarkerArray`` on the distance node's ``~/obstacles``, one
+  of them attached to a frame that moves, so a moving frame moves the obstacle.
+
+The motion is a function of the tick count, not of the wall clock, so every run plays the same
+sequence of poses (only the stamps, which are the wall time of publication, differ).
+
+Run it alone with ``python -m gjk_ros.ros.demo_scene``; ``gjk-ros demo`` starts it for you.
+"""
+
+import argparse
+from dataclasses import dataclass, field
+import importlib.resources
+import math
+import os
+import sys
+from typing import Callable, Optional, Sequence
+import xml.etree.ElementTree as ElementTree
+
+from geometry_msgs.msg import Point, TransformStamped
+import numpy
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker, MarkerArray
+
+DEMO_URDF_RESOURCE = 'demo_arm.urdf'
+DEFAULT_OBSTACLE_TOPIC = '/gjk_distance/obstacles'
+FIXED_FRAME = 'world'
+
+# QoS of tf2_ros's TransformBroadcaster and StaticTransformBroadcaster.
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         history=HistoryPolicy.KEEP_LAST)
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    """
+    One URDF joint, enough to compute its transform.
+
+    Attributes
+    ----------
+    name : str
+        Joint name.
+    joint_type : str
+        'fixed', 'revolute', 'continuous' or 'prismatic'.
+    parent, child : str
+        Link names.
+    origin : (4, 4) float
+        Pose of the joint frame in the parent link frame.
+    axis : (3,) float
+        Unit axis in the joint frame.
+
+    """
+
+    name: str
+    joint_type: str
+    parent: str
+    child: str
+    origin: numpy.ndarray
+    axis: numpy.ndarray
+
+    def transform(self, position):
+        """
+        Return the child link pose in the parent frame for a joint position.
+
+        Parameters
+        ----------
+        position : float
+            Joint angle (rad) or offset (m); ignored for fixed joints.
+
+        Returns
+        -------
+        (4, 4) float
+            Homogeneous transform parent <- child.
+
+        """
+        motion = numpy.eye(4)
+        if self.joint_type in ('revolute', 'continuous'):
+            motion[:3, :3] = axis_angle_matrix(self.axis, position)
+        elif self.joint_type == 'prismatic':
+            motion[:3, 3] = self.axis * position
+        return self.origin @ motion
+
+
+@dataclass(frozen=True)
+class JointMotion:
+    """
+    A sinusoidal joint trajectory: ``offset + amplitude * sin(2 pi t / period + phase)``.
+
+    Attributes
+    ----------
+    offset, amplitude : float
+        In joint units (rad or m).
+    period : float
+        Seconds.
+    phase : float
+        Radians.
+
+    """
+
+    offset: float
+    amplitude: float
+    period: float
+    phase: float = 0.0
+
+    def at(self, time):
+        """Return the joint position at scene time ``time`` (s)."""
+        return self.offset + self.amplitude * math.sin(2.0 * math.pi * time / self.period
+                                                       + self.phase)
+
+
+@dataclass(frozen=True)
+class MovingFrame:
+    """
+    A frame that is not part of the robot and moves with scene time.
+
+    Attributes
+    ----------
+    parent, child : str
+        Frame names.
+    pose_at : callable
+        Scene time (s) -> (4, 4) float pose of ``child`` in ``parent``.
+
+    """
+
+    parent: str
+    child: str
+    pose_at: Callable[[float], numpy.ndarray]
+
+
+@dataclass(frozen=True)
+class ObstacleSpec:
+    """
+    One obstacle marker; the node names it ``ns/marker_id``.
+
+    Attributes
+    ----------
+    ns : str
+        Marker namespace.
+    marker_id : int
+        Marker id.
+    marker_type : int
+        A ``visualization_msgs/Marker`` type constant (CUBE, SPHERE, CYLINDER, POINTS, ...).
+    frame_id : str
+        The frame the obstacle is attached to.
+    position : (3,) float
+        Marker position in ``frame_id``.
+    scale : (3,) float
+        Marker scale (full sizes, as RViz reads them).
+    color : (4,) float
+        RGBA, for RViz.
+    points : tuple of (3,) float
+        Points for POINTS, SPHERE_LIST and TRIANGLE_LIST markers.
+
+    """
+
+    ns: str
+    marker_id: int
+    marker_type: int
+    frame_id: str
+    position: tuple
+    scale: tuple
+    color: tuple = (0.8, 0.3, 0.2, 0.8)
+    points: tuple = ()
+
+    @property
+    def name(self):
+        """Return the obstacle name as the node reports it (``ns/id``)."""
+        return f'{self.ns}/{self.marker_id}'
+
+
+@dataclass
+class SceneConfig:
+    """
+    Everything the scene publisher sends.
+
+    Attributes
+    ----------
+    urdf : str
+        The robot description (URDF XML).
+    joint_motion : dict of str to JointMotion
+        Trajectory of each moving joint; a moving joint not listed stays at 0.
+    obstacles : list of ObstacleSpec
+        Obstacle markers.
+    moving_frames : list of MovingFrame
+        Extra frames published on /tf.
+    rate_hz : float
+        TF publication rate.
+    obstacle_topic : str
+        Where the MarkerArray goes (the distance node's ``~/obstacles``).
+    obstacle_period : float
+        Seconds between MarkerArray republications (ADD again is idempotent), so a node that
+        starts late or subscribes with volatile QoS still gets them.
+
+    """
+
+    urdf: str
+    joint_motion: dict
+    obstacles: list
+    moving_frames: list = field(default_factory=list)
+    rate_hz: float = 50.0
+    obstacle_topic: str = DEFAULT_OBSTACLE_TOPIC
+    obstacle_period: float = 1.0
+
+
+def axis_angle_matrix(axis, angle):
+    """
+    Return the rotation matrix of ``angle`` about unit ``axis`` (Rodrigues).
+
+    Parameters
+    ----------
+    axis : (3,) float
+        Unit rotation axis.
+    angle : float
+        Radians.
+
+    Returns
+    -------
+    (3, 3) float
+
+    """
+    x, y, z = axis
+    skew = numpy.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    return numpy.eye(3) + math.sin(angle) * skew + (1.0 - math.cos(angle)) * (skew @ skew)
+
+
+def rpy_matrix(roll, pitch, yaw):
+    """Return the URDF fixed-axis roll-pitch-yaw rotation ``Rz(yaw) Ry(pitch) Rx(roll)``."""
+    return (axis_angle_matrix((0.0, 0.0, 1.0), yaw) @ axis_angle_matrix((0.0, 1.0, 0.0), pitch)
+            @ axis_angle_matrix((1.0, 0.0, 0.0), roll))
+
+
+def translation_matrix(x, y, z):
+    """Return the homogeneous transform of a translation."""
+    pose = numpy.eye(4)
+    pose[:3, 3] = (x, y, z)
+    return pose
+
+
+def matrix_to_quaternion(rotation):
+    """
+    Return the unit quaternion (x, y, z, w) of a rotation matrix.
+
+    Uses the largest diagonal term as pivot so it stays accurate for every rotation.
+
+    Parameters
+    ----------
+    rotation : (3, 3) float
+        A proper rotation matrix.
+
+    Returns
+    -------
+    tuple of 4 float
+        (x, y, z, w), unit length.
+
+    """
+    m = rotation
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0.0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        quat = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s,
+                0.25 * s)
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        quat = (0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s,
+                (m[2, 1] - m[1, 2]) / s)
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        quat = ((m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s,
+                (m[0, 2] - m[2, 0]) / s)
+    else:
+        s = 2.0 * math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        quat = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s,
+                (m[1, 0] - m[0, 1]) / s)
+    norm = math.sqrt(sum(q * q for q in quat))
+    return tuple(q / norm for q in quat)
+
+
+def _float_triple(text, default):
+    return tuple(float(v) for v in text.split()) if text else default
+
+
+def parse_urdf_joints(urdf):
+    """
+    Read the joints of a URDF document.
+
+    Parameters
+    ----------
+    urdf : str
+        URDF XML.
+
+    Returns
+    -------
+    list of UrdfJoint
+        In document order.
+
+    Raises
+    ------
+    ValueError
+        If the XML does not parse or a joint lacks its parent or child.
+
+    """
+    try:
+        root = ElementTree.fromstring(urdf)
+    except ElementTree.ParseError as error:
+        raise ValueError(f'robot description is not valid XML: {error}') from error
+    joints = []
+    for element in root.iter('joint'):
+        parent, child = element.find('parent'), element.find('child')
+        if parent is None or child is None:
+            raise ValueError(f"joint '{element.get('name')}' needs a parent and a child")
+        origin_element = element.find('origin')
+        xyz, rpy = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        if origin_element is not None:
+            xyz = _float_triple(origin_element.get('xyz'), xyz)
+            rpy = _float_triple(origin_element.get('rpy'), rpy)
+        origin = translation_matrix(*xyz)
+        origin[:3, :3] = rpy_matrix(*rpy)
+        axis_element = element.find('axis')
+        axis = numpy.array(_float_triple(
+            None if axis_element is None else axis_element.get('xyz'), (1.0, 0.0, 0.0)))
+        joints.append(UrdfJoint(element.get('name'), element.get('type'), parent.get('link'),
+                                child.get('link'), origin, axis / numpy.linalg.norm(axis)))
+    return joints
+
+
+def load_demo_urdf():
+    """Return the demo arm's URDF text shipped with the package."""
+    resource = importlib.resources.files('gjk_ros') / 'resources' / DEMO_URDF_RESOURCE
+    return resource.read_text(encoding='utf-8')
+
+
+def conveyor_pose(time):
+    """Return the pose of the demo's moving 'conveyor' frame: it slides along y."""
+    return translation_matrix(0.7, 0.45 * math.sin(2.0 * math.pi * time / 7.0), 0.45)
+
+
+def demo_scene_config(rate_hz=50.0):
+    """
+    Return the demo scene.
+
+    The periods are chosen so that within any 8 s window the tool or the forearm penetrates each
+    obstacle and also clears it by more than 20 cm: the arm passes near, touches and penetrates
+    every obstacle over the run.
+
+    Parameters
+    ----------
+    rate_hz : float
+        TF publication rate.
+
+    Returns
+    -------
+    SceneConfig
+
+    """
+    joint_motion = {
+        'shoulder_yaw': JointMotion(offset=0.0, amplitude=0.9, period=10.0),
+        'shoulder_pitch': JointMotion(offset=0.75, amplitude=0.35, period=6.0),
+        'elbow': JointMotion(offset=0.9, amplitude=0.5, period=4.0, phase=1.0),
+    }
+    obstacles = [
+        ObstacleSpec('box', 0, Marker.CUBE, FIXED_FRAME, (0.62, 0.0, 0.15), (0.24, 0.5, 0.3),
+                     color=(0.6, 0.6, 0.6, 0.8)),
+        ObstacleSpec('sphere', 0, Marker.SPHERE, FIXED_FRAME, (0.45, 0.5, 0.55),
+                     (0.2, 0.2, 0.2), color=(0.2, 0.4, 0.9, 0.8)),
+        ObstacleSpec('cylinder', 0, Marker.CYLINDER, FIXED_FRAME, (0.5, -0.5, 0.3),
+                     (0.14, 0.14, 0.6), color=(0.2, 0.8, 0.3, 0.8)),
+        ObstacleSpec('conveyor', 0, Marker.CUBE, 'conveyor', (0.0, 0.0, 0.0),
+                     (0.12, 0.12, 0.12), color=(0.9, 0.7, 0.1, 0.9)),
+    ]
+    return SceneConfig(urdf=load_demo_urdf(), joint_motion=joint_motion, obstacles=obstacles,
+                       moving_frames=[MovingFrame(FIXED_FRAME, 'conveyor', conveyor_pose)],
+                       rate_hz=rate_hz)
+
+
+def make_transform(parent, child, pose, stamp):
+    """Return a ``geometry_msgs/TransformStamped`` for a (4, 4) pose."""
+    message = TransformStamped()
+    message.header.stamp = stamp
+    message.header.frame_id = parent
+    message.child_frame_id = child
+    translation = message.transform.translation
+    translation.x, translation.y, translation.z = (float(v) for v in pose[:3, 3])
+    rotation = message.transform.rotation
+    rotation.x, rotation.y, rotation.z, rotation.w = matrix_to_quaternion(pose[:3, :3])
+    return message
+
+
+def make_marker(spec, stamp):
+    """Return the ``visualization_msgs/Marker`` (action ADD, no lifetime) of an obstacle."""
+    marker = Marker()
+    marker.header.stamp = stamp
+    marker.header.frame_id = spec.frame_id
+    marker.ns = spec.ns
+    marker.id = spec.marker_id
+    marker.type = spec.marker_type
+    marker.action = Marker.ADD
+    marker.pose.position.x, marker.pose.position.y, marker.pose.position.z = (
+        float(v) for v in spec.position)
+    marker.pose.orientation.w = 1.0
+    marker.scale.x, marker.scale.y, marker.scale.z = (float(v) for v in spec.scale)
+    marker.color.r, marker.color.g, marker.color.b, marker.color.a = (
+        float(v) for v in spec.color)
+    marker.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in spec.points]
+    return marker
+
+
+class ScenePublisher(Node):
+    """
+    Publish a SceneConfig: URDF once, static TF once, moving TF at ``rate_hz``, obstacles.
+
+    Parameters
+    ----------
+    config : SceneConfig
+        What to publish.
+    stamp_log : callable, optional
+        Called with the stamp (int nanoseconds) of every /tf message after it is published;
+        the node benchmark uses it to match ``~/distances`` stamps to TF messages.
+    node_name : str
+        ROS node name.
+
+    """
+
+    def __init__(self, config, stamp_log=None, node_name='gjk_demo_scene'):
+        super().__init__(node_name)
+        self._config = config
+        self._stamp_log = stamp_log
+        self._joints = parse_urdf_joints(config.urdf)
+        self._tick = 0
+        self._parent_pid = os.getppid()
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self._static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
+        self._obstacle_pub = self.create_publisher(MarkerArray, config.obstacle_topic,
+                                                   LATCHED_QOS)
+        self._description_pub.publish(String(data=config.urdf))
+        self._publish_static()
+        self._publish_obstacles()
+        self.create_timer(1.0 / config.rate_hz, self._publish_motion)
+        self._obstacle_timer = None
+        if config.obstacle_period > 0.0:
+            self._obstacle_timer = self.create_timer(config.obstacle_period,
+                                                     self._publish_obstacles)
+        # Stop with the process that started us, even if it was killed without cleaning up.
+        self.create_timer(1.0, self._check_parent)
+        self.get_logger().info(
+            f'publishing {len(self._joints)} joints at {config.rate_hz:g} Hz and '
+            f'{len(config.obstacles)} obstacles on {config.obstacle_topic}')
+
+    @property
+    def scene_time(self):
+        """Return the scene time (s) of the next motion tick."""
+        return self._tick / self._config.rate_hz
+
+    def stop_obstacle_republication(self):
+        """Stop republishing the obstacles (e.g. once the receiver has them all)."""
+        if self._obstacle_timer is not None:
+            self.destroy_timer(self._obstacle_timer)
+            self._obstacle_timer = None
+
+    def _now(self):
+        return self.get_clock().now().to_msg()
+
+    def _publish_static(self):
+        stamp = self._now()
+        transforms = [make_transform(joint.parent, joint.child, joint.transform(0.0), stamp)
+                      for joint in self._joints if joint.joint_type == 'fixed']
+        self._static_pub.publish(TFMessage(transforms=transforms))
+
+    def _publish_obstacles(self):
+        stamp = self._now()
+        markers = [make_marker(spec, stamp) for spec in self._config.obstacles]
+        self._obstacle_pub.publish(MarkerArray(markers=markers))
+
+    def _publish_motion(self):
+        time = self.scene_time
+        self._tick += 1
+        stamp = self._now()
+        transforms = [
+            make_transform(joint.parent, joint.child,
+                           joint.transform(self._joint_position(joint.name, time)), stamp)
+            for joint in self._joints if joint.joint_type != 'fixed']
+        transforms.extend(make_transform(frame.parent, frame.child, frame.pose_at(time), stamp)
+                          for frame in self._config.moving_frames)
+        self._tf_pub.publish(TFMessage(transforms=transforms))
+        if self._stamp_log is not None:
+            self._stamp_log(stamp.sec * 1_000_000_000 + stamp.nanosec)
+
+    def _joint_position(self, name, time):
+        motion = self._config.joint_motion.get(name)
+        return 0.0 if motion is None else motion.at(time)
+
+    def _check_parent(self):
+        if os.getppid() != self._parent_pid:
+            self.get_logger().info('parent process is gone, stopping')
+            raise SystemExit(0)
+
+
+def run_scene(config, args=None, stamp_log=None, duration=None, node_class=ScenePublisher):
+    """
+    Run a ScenePublisher until Ctrl-C, SIGTERM, parent exit, or ``duration`` seconds.
+
+    Parameters
+    ----------
+    config : SceneConfig
+        The scene.
+    args : list of str, optional
+        ROS arguments for ``rclpy.init``.
+    stamp_log : callable, optional
+        See ScenePublisher.
+    duration : float, optional
+        Wall seconds to run; None runs until stopped.
+    node_class : type
+        ScenePublisher or a subclass.
+
+    """
+    rclpy.init(args=args)
+    try:
+        node = node_class(config, stamp_log=stamp_log)
+        if duration is None:
+            rclpy.spin(node)
+        else:
+            end = node.get_clock().now().nanoseconds + int(duration * 1e9)
+            while rclpy.ok() and node.get_clock().now().nanoseconds < end:
+                rclpy.spin_once(node, timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException, SystemExit):
+        pass
+    finally:
+        rclpy.try_shutdown()
+
+
+def parse_args(argv: Optional[Sequence[str]] = None):
+    """Parse the scene publisher's command line (ROS arguments are left for rclpy)."""
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument('--rate-hz', type=float, default=50.0, help='TF rate (default 50)')
+    parser.add_argument('--obstacle-topic', default=DEFAULT_OBSTACLE_TOPIC,
+                        help=f'MarkerArray topic (default {DEFAULT_OBSTACLE_TOPIC})')
+    parser.add_argument('--duration', type=float, default=None,
+                        help='stop after this many seconds (default: run until stopped)')
+    return parser.parse_known_args(argv)
+
+
+def main(argv=None):
+    """Run the demo scene publisher."""
+    argv = sys.argv[1:] if argv is None else argv
+    options, ros_args = parse_args(argv)
+    config = demo_scene_config(rate_hz=options.rate_hz)
+    config.obstacle_topic = options.obstacle_topic
+    run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration)
+
+
+if __name__ == '__main__':
+    main()
