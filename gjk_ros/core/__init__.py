@@ -39,6 +39,7 @@ polyhedra", ICRA 1997 (hill climbing 3.2, tracking 4, penetration 5).
 distance queries between convex objects", ACM TOG 36(3), 2017 (signed-volume sub-algorithm).
 (vdB01) van den Bergen, "Proximity queries and penetration depth computation on 3D game objects",
 GDC 2001 (EPA).
+
 """
 
 from .cache import SimplexCache

@@ -74,7 +74,7 @@ class SimplexCache:
 
     @property
     def count(self):
-        """Number of simplex vertices kept (0 to 4)."""
+        """Return the number of simplex vertices kept (0 to 4)."""
         return int(self._arrays[0][0])
 
     @property
@@ -94,7 +94,7 @@ class SimplexCache:
 
     @property
     def tracked_penetration(self):
-        """True when a penetration polytope is kept for the next step."""
+        """Return True when a penetration polytope is kept for the next step."""
         return int(self._arrays[4][0, 0]) > 0
 
     def reset(self):

@@ -50,7 +50,8 @@ def check_poses(poses, name):
     error = np.abs(np.einsum('kji,kjl->kil', rotation, rotation) - np.eye(3)).max(axis=(1, 2))
     bad = ~finite
     bad |= ~(error <= ROTATION_TOLERANCE)
-    bad |= np.abs(np.where(finite[:, None], stack[:, 3], 0.0) - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
+    bad |= np.abs(np.where(finite[:, None], stack[:, 3], 0.0)
+                  - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
     bad |= np.linalg.det(rotation) < 0.0
     if bad.any():
         where = '' if array.ndim == 2 else f' at {np.flatnonzero(bad)[:10].tolist()}'

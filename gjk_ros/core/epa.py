@@ -42,10 +42,11 @@ import numpy as np
 
 from ._jit import njit
 from .gjk import minkowski_support
-from .simplex import solve_triangle
 from .scene import B_KIND, B_VCOUNT, B_VSTART
+from .simplex import solve_triangle
 from .support import KIND_CYLINDER
-from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES,
+from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
+                         EPA_TRACK_MAX_VERTICES,
                          EPA_VISIBLE_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
@@ -212,7 +213,7 @@ def _distance_from_hull(ep, count, wx, wy, wz, ux, uy, uz):
 
 @njit
 def _hull_frame(ep, count):
-    """Unit vectors for the blow-up of a point, segment or triangle: (u, p1, p2)."""
+    """Return unit vectors for the blow-up of a point, segment or triangle: (u, p1, p2)."""
     p = ep[EP_POINTS][0]
     ux, uy, uz = 1.0, 0.0, 0.0
     if count == 2:
@@ -312,9 +313,10 @@ def _closest_face(ep):
 @njit
 def _carve_horizon(ep, start, wx, wy, wz, visible_tolerance):
     """
-    Delete the faces that w sees, starting from ``start`` (which it sees), by a depth-first walk
-    over the face adjacency. Returns the number of horizon edges, stored in ``ep[EP_HORIZON]`` as
-    (kept face, edge of that face on the horizon).
+    Delete the faces that w sees, starting from ``start`` (which it sees).
+
+    The faces are found by a depth-first walk over the face adjacency. Returns the number of
+    horizon edges, stored in ``ep[EP_HORIZON]`` as (kept face, edge of that face on the horizon).
     """
     adj, planes, alive = ep[EP_ADJ], ep[EP_PLANES], ep[EP_ALIVE]
     stack, horizon = ep[EP_STACK], ep[EP_HORIZON]
@@ -419,7 +421,7 @@ def _face_weights(ep, f):
 @njit
 def _containing_face(ep, f, scale):
     """
-    The face, among f and the faces coplanar with it, that contains the origin's projection.
+    Return the face, among f and the faces coplanar with it, containing the origin's projection.
 
     Facets of A - B are often polygons (an edge-edge facet is a parallelogram) which EPA holds
     as several coplanar triangles; the closest-face search picks any of them, and the witness
@@ -437,6 +439,11 @@ def _containing_face(ep, f, scale):
     for g in range(ep[EP_STATE][ST_SLOTS]):
         if not alive[g] or g == f or abs(planes[g, 3] - planes[f, 3]) > tolerance:
             continue
+        # Same distance is not enough: on a symmetric A - B the opposite face ties too.
+        alignment = (planes[g, 0] * planes[f, 0] + planes[g, 1] * planes[f, 1]
+                     + planes[g, 2] * planes[f, 2])
+        if alignment < COPLANAR_COSINE:
+            continue
         mask, vx, vy, vz = _face_weights(ep, g)
         gap = (vx - px) ** 2 + (vy - py) ** 2 + (vz - pz) ** 2
         if mask == 7:
@@ -449,9 +456,10 @@ def _containing_face(ep, f, scale):
 @njit
 def epa_witness(ep, f, scale):
     """
-    Witness points (A frame) of the closest face f: the origin's projection ``d n`` onto the
-    face plane, in barycentric weights of the face (or of the coplanar face containing it),
-    applied to the vertices' points on A and on B.
+    Return the witness points (A frame) of the closest face f.
+
+    They are the origin's projection ``d n`` onto the face plane, in barycentric weights of the
+    face (or of the coplanar face containing it), applied to the vertices' points on A and on B.
     """
     points, weights = ep[EP_POINTS], ep[EP_WEIGHTS]
     g = _containing_face(ep, f, scale)

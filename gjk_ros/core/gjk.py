@@ -28,8 +28,8 @@ smooth body); ``weights`` (4,): the barycentric weights;
 """
 
 from ._jit import njit
-from .simplex import solve_simplex
 from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
+from .simplex import solve_simplex
 from .support import body_support, KIND_CYLINDER
 from .tolerances import CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL
 
@@ -41,7 +41,6 @@ GJK_CONTACT = 1
 GJK_MAX_ITERATIONS_HIT = 2
 
 
-
 @njit
 def is_smooth(body_a, body_b):
     return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
@@ -49,7 +48,7 @@ def is_smooth(body_a, body_b):
 
 @njit
 def to_a_frame(rel, x, y, z):
-    """A point of B's frame in A's frame."""
+    """Map a point of B's frame into A's frame."""
     return (rel[0, 0] * x + rel[0, 1] * y + rel[0, 2] * z + rel[0, 3],
             rel[1, 0] * x + rel[1, 1] * y + rel[1, 2] * z + rel[1, 3],
             rel[2, 0] * x + rel[2, 1] * y + rel[2, 2] * z + rel[2, 3])
@@ -144,7 +143,7 @@ def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, 
 
 @njit
 def _in_simplex(simplex_index, count, index_a, index_b):
-    """True when the vertex pair is already a simplex vertex (never for smooth points)."""
+    """Return True when the vertex pair is already a simplex vertex (never for smooth points)."""
     if index_a < 0 or index_b < 0:
         return False
     for s in range(count):

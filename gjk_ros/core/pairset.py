@@ -216,7 +216,7 @@ class PairSet:
     epa_iterations = property(lambda self: self._out[2][:, 3])
 
     def result(self, k):
-        """The DistanceResult of pair ``k`` from the last update."""
+        """Return the DistanceResult of pair ``k`` from the last update."""
         return DistanceResult.from_row(self._out, int(k))
 
     # Caches ------------------------------------------------------------------------------------
@@ -227,7 +227,7 @@ class PairSet:
             clear_row(self._cache, row)
 
     def get_cache(self, k):
-        """A SimplexCache holding a copy of pair ``k``'s tracked state."""
+        """Return a SimplexCache holding a copy of pair ``k``'s tracked state."""
         cache = SimplexCache()
         copy_row(self._cache, int(k), cache._arrays, 0)
         i, j = self._pairs[int(k)]

@@ -88,7 +88,7 @@ def _principal_axes(points):
 
 
 def _segment_hull(points, axis):
-    """The two extreme points along ``axis``."""
+    """Return the two extreme points along ``axis``."""
     along = points @ axis
     ends = np.array([np.argmin(along), np.argmax(along)])
     return points[ends], np.array([[0, 1]])
@@ -321,6 +321,6 @@ class ConvexPolytope:
         return centre, reach + self._radius
 
     def _make_scene(self):
-        """A one-body scene in the layout PairSet uses (see ``scene.build_scene``)."""
+        """Build a one-body scene in the layout PairSet uses (see ``scene.build_scene``)."""
         from .scene import build_scene
         return build_scene([self])

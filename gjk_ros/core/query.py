@@ -32,9 +32,9 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, EPA_FLAT, epa_expand, epa_restore,
+from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
                   epa_seed, epa_store as epa_store_polytope, epa_witness)
-from .gjk import GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, gjk, is_smooth, load_simplex
+from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .status import Status
 from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, TOUCHING_REL

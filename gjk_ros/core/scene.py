@@ -57,17 +57,19 @@ B_CX, B_CY, B_CZ, B_BOUND = 8, 9, 10, 11
 
 @njit
 def scene_geometry(scene):
-    """The arrays the kernels read: (vertices, neighbor offsets, neighbor indices)."""
+    """Return the arrays the kernels read: (vertices, neighbor offsets, neighbor indices)."""
     return scene[0], scene[2], scene[4]
 
 
 @njit
 def scene_body(scene, i):
     """
-    The kernel tuple of body ``i``, scalars only: ``(vertex_start, vertex_count, offset_start,
-    index_start, kind, sweep_radius, cylinder_radius, cylinder_half_length, centre_x, centre_y,
-    centre_z, bounding_radius)``. Scalars, not array slices: making three array views per body
-    per pair cost more than a tracked GJK step (numba reference-counts every view).
+    Return the kernel tuple of body ``i``, scalars only.
+
+    The tuple is ``(vertex_start, vertex_count, offset_start, index_start, kind, sweep_radius,
+    cylinder_radius, cylinder_half_length, centre_x, centre_y, centre_z, bounding_radius)``.
+    Scalars, not array slices: making three array views per body per pair cost more than a
+    tracked GJK step (numba reference-counts every view).
     """
     vertex_start, offset_start, index_start, kinds, params = scene[1], scene[3], scene[5], \
         scene[6], scene[7]

@@ -136,8 +136,11 @@ def solve_triangle(ax, ay, az, bx, by, bz, cx, cy, cz):
 
 @njit
 def _volume6(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
-    """Six times the signed volume of the tetrahedron (a, b, c,
-                                                       d): (b - a) . ((c - a) x (d - a))."""
+    """
+    Return six times the signed volume of the tetrahedron (a, b, c, d).
+
+    That is (b - a) . ((c - a) x (d - a)).
+    """
     ux, uy, uz = bx - ax, by - ay, bz - az
     vx, vy, vz = cx - ax, cy - ay, cz - az
     qx, qy, qz = dx - ax, dy - ay, dz - az
@@ -154,7 +157,7 @@ def _spread(mask, l0, l1, l2, i0, i1, i2):
 
 @njit
 def _slot(target, l0, l1, l2, i0, i1, i2):
-    """The weight that lands on tetrahedron vertex ``target``."""
+    """Return the weight that lands on tetrahedron vertex ``target``."""
     if i0 == target:
         return l0
     if i1 == target:
@@ -212,8 +215,10 @@ def solve_tetrahedron(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
 @njit
 def solve_simplex(w, count, weights):
     """
-    Solve the simplex ``w[:count]`` (rows are points): write the barycentric weights of the kept
-    vertices into ``weights[:4]`` (zero elsewhere) and return ``(mask, vx, vy, vz)``.
+    Solve the simplex ``w[:count]`` (rows are points).
+
+    Write the barycentric weights of the kept vertices into ``weights[:4]`` (zero elsewhere) and
+    return ``(mask, vx, vy, vz)``.
     """
     for i in range(4):
         weights[i] = 0.0

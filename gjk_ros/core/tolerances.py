@@ -56,6 +56,11 @@ EPA_SMOOTH_REL = 1e-9
 # round-off instead of creating slivers.
 EPA_VISIBLE_REL = 1e-13
 
+# Two EPA faces at the same distance are parts of one facet of A - B (an edge-edge facet is a
+# parallelogram held as two triangles) only if their unit normals agree to this cosine; 1e-9
+# is about 0.003 degrees, far below any real facet angle and far above round-off.
+COPLANAR_COSINE = 1.0 - 1e-9
+
 # EPA work arrays are sized up front (no allocation inside the loop, coal's rule): vertices and
 # the 2V - 4 faces of a closed triangulated polytope with V vertices.
 EPA_MAX_VERTICES = 128
