@@ -14,22 +14,53 @@
 
 """The single-pair entry point, ``signed_distance``, and pose validation."""
 
+import math
 import threading
 
 import numpy as np
 
+from ._jit import njit
 from .cache import SimplexCache
 from .epa import epa_workspace
 from .query import output_arrays, query_single, workspace
 from .status import DistanceResult
 
-__all__ = ['signed_distance', 'check_poses']
+__all__ = ['signed_distance', 'check_poses', 'first_invalid_pose']
 
 # Rotation blocks must be orthonormal to this accuracy (poses from TF are normalised
 # quaternions, good to ~1e-15; 1e-6 only rejects matrices that are not rotations at all).
 ROTATION_TOLERANCE = 1e-6
 
 _local = threading.local()
+
+
+@njit
+def first_invalid_pose(poses, tolerance):
+    """
+    Index of the first pose that is not a finite rigid transform, or -1.
+
+    Compiled so that validating every pose of every update costs about 10 ns per body (the
+    numpy version cost 30 us per update, more than the tracked queries of 100 pairs).
+    """
+    for b in range(poses.shape[0]):
+        p = poses[b]
+        for i in range(4):
+            for j in range(4):
+                if not math.isfinite(p[i, j]):
+                    return b
+        if p[3, 0] != 0.0 or p[3, 1] != 0.0 or p[3, 2] != 0.0 or p[3, 3] != 1.0:
+            return b
+        for i in range(3):
+            for j in range(3):
+                dot = p[0, i] * p[0, j] + p[1, i] * p[1, j] + p[2, i] * p[2, j]
+                if abs(dot - (1.0 if i == j else 0.0)) > tolerance:
+                    return b
+        det = (p[0, 0] * (p[1, 1] * p[2, 2] - p[1, 2] * p[2, 1])
+               - p[0, 1] * (p[1, 0] * p[2, 2] - p[1, 2] * p[2, 0])
+               + p[0, 2] * (p[1, 0] * p[2, 1] - p[1, 1] * p[2, 0]))
+        if det < 0.0:
+            return b
+    return -1
 
 
 def check_poses(poses, name):
@@ -57,6 +88,15 @@ def check_poses(poses, name):
         where = '' if array.ndim == 2 else f' at {np.flatnonzero(bad)[:10].tolist()}'
         raise ValueError(f'{name}: not a finite rigid transform{where} (rotation must be '
                          'orthonormal with determinant +1, last row [0, 0, 0, 1])')
+    return array
+
+
+def _single_pose(pose, name):
+    """Return a (4, 4) float64 pose, validated by the compiled check (numpy explains failures)."""
+    array = np.ascontiguousarray(pose, dtype=np.float64)
+    if array.shape != (4, 4) or first_invalid_pose(array.reshape(1, 4, 4),
+                                                   ROTATION_TOLERANCE) >= 0:
+        return check_poses(pose, name)  # raises with the reason
     return array
 
 
@@ -91,8 +131,8 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
         Distance, witness points, normal (A to B), status, error bound and counters.
 
     """
-    pose_a = check_poses(pose_a, 'pose_a')
-    pose_b = check_poses(pose_b, 'pose_b')
+    pose_a = _single_pose(pose_a, 'pose_a')
+    pose_b = _single_pose(pose_b, 'pose_b')
     if cache is None:
         cache = SimplexCache()
     cache._bind(a, b)
