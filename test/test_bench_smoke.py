@@ -1,0 +1,119 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Smoke test of the benchmark (bench/): scenes, the exact reference and a tiny end-to-end run.
+
+No timing is asserted. Peers that are not installed (coal, python-fcl, mujoco come with
+bench/requirements.txt, not with the test environment) are skipped by the harness itself.
+"""
+
+import pathlib
+import sys
+
+import numpy
+import pytest
+from reference import signed_distance_reference
+from scipy.spatial import ConvexHull
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench import exact, report, run, scenes  # noqa: E402, I100 (after the path set-up)
+
+
+def test_scenes_are_seeded_and_as_specified():
+    spec = scenes.SceneSpec('hull', 16, 1.0, 6.0, num_pairs=3, steps=4)
+    first = scenes.make_scene(spec, seed=5)
+    again = scenes.make_scene(spec, seed=5)
+    other = scenes.make_scene(spec, seed=6)
+    numpy.testing.assert_array_equal(first.poses, again.poses)
+    assert not numpy.allclose(first.poses, other.poses)
+    assert first.poses.shape == (4, 6, 4, 4)
+    assert [len(ConvexHull(p).vertices) for p in first.points] == [16] * 6
+    rotations = first.poses[..., :3, :3]
+    numpy.testing.assert_allclose(numpy.einsum('...ji,...jk->...ik', rotations, rotations),
+                                  numpy.broadcast_to(numpy.eye(3), rotations.shape), atol=1e-12)
+    for pair in range(3):
+        radius_a = numpy.linalg.norm(first.points[2 * pair], axis=1).max()
+        radius_b = numpy.linalg.norm(first.points[2 * pair + 1], axis=1).max()
+        centres = first.poses[0, 2 * pair:2 * pair + 2, :3, 3]
+        # A gap of 1 diameter: bounding spheres one mean diameter (r_a + r_b) apart.
+        assert numpy.linalg.norm(centres[1] - centres[0]) == pytest.approx(
+            2.0 * (radius_a + radius_b))
+
+
+def test_exact_reference_matches_the_naive_one():
+    rng = numpy.random.default_rng(3)
+    overlapping = 0
+    for trial in range(40):
+        size = int(rng.choice([8, 12, 24]))
+        body_a = scenes.sphere_points(size, rng) if trial % 4 else scenes.box_points(
+            rng.uniform(0.3, 1.0, 3))
+        body_b = scenes.sphere_points(size, rng)
+        pose_a, pose_b = numpy.eye(4), numpy.eye(4)
+        pose_a[:3, :3], pose_b[:3, :3] = scenes.random_rotation(rng), scenes.random_rotation(rng)
+        pose_b[:3, 3] = scenes.sphere_points(1, rng)[0] * rng.uniform(0.2, 3.0)
+        fast = exact.exact_signed_distance(exact.BodyGeometry.from_points(body_a), pose_a,
+                                           exact.BodyGeometry.from_points(body_b), pose_b)
+        naive = signed_distance_reference(scenes.transform(pose_a, body_a),
+                                          scenes.transform(pose_b, body_b)).distance
+        assert fast == pytest.approx(naive, abs=1e-12)
+        overlapping += fast < 0.0
+    assert 0 < overlapping < 40
+
+
+def test_certificate_brackets_the_distance_and_rejects_false_witnesses():
+    body = exact.BodyGeometry.from_points(scenes.box_points([1.0, 1.0, 1.0]))
+    pose_a, pose_b = numpy.eye(4), numpy.eye(4)
+    pose_b[:3, 3] = [3.5, 0.25, 0.0]
+    lower, upper = exact.certify_separation(body, pose_a, body, pose_b, [1.0, 0.5, 0.0],
+                                            [2.5, 0.5, 0.0], [1.0, 0.0, 0.0])
+    assert lower == pytest.approx(1.5) and upper == pytest.approx(1.5)
+    # A witness point outside its body proves nothing.
+    assert exact.certify_separation(body, pose_a, body, pose_b, [1.2, 0.5, 0.0],
+                                    [2.5, 0.5, 0.0], [1.0, 0.0, 0.0]) is None
+    # A poor normal gives a loose but still valid lower bound.
+    lower, upper = exact.certify_separation(body, pose_a, body, pose_b, [1.0, 0.5, 0.0],
+                                            [2.5, 0.5, 0.0], [1.0, 0.3, 0.0])
+    assert lower < 1.5 <= upper
+
+
+@pytest.mark.slow
+def test_tiny_run_checks_every_answer_and_writes_the_report(tmp_path):
+    config = run.Config(sizes=(8, 16), num_pairs=2, steps=3, reps=1, method_budget_s=0.05,
+                        hull_budget_s=10.0, out=str(tmp_path), boxes=False,
+                        methods=('gjk_batch_track_hc', 'gjk_batch_cold_hc', 'coal_warm', 'fcl',
+                                 'mujoco'))
+    results = run.run_benchmark(config)
+    report.write_all(results, config.out)
+
+    methods = {row['method'] for row in results.timings}
+    assert len(results.timings) == 18 * len(methods)
+    # The hull budget covers this tiny run: every query has an exact answer.
+    for row in results.references:
+        assert row['certified'] + row['hull'] == row['queries'] == 6
+    for row in results.timings:
+        assert row['checked'] == 6
+        assert numpy.isfinite(row['max_error'])
+        assert row['tracked_ns'] > 0.0
+    text = (tmp_path / 'report.md').read_text()
+    for heading in ('## Setup', '## Accuracy against the exact reference', '## Profile'):
+        assert heading in text
+    for name in ('timings.csv', 'references.csv', 'depth_apis.csv', 'run.json'):
+        assert (tmp_path / name).is_file()
+    if 'gjk_batch_track_hc' in methods:
+        assert '## Targets' in text and '## Claims of Cameron 1997, section 4' in text
+        assert {'fig3.png', 'fig4.png', 'fig5.png'} <= {p.name for p in tmp_path.iterdir()}
