@@ -37,7 +37,7 @@ from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_res
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .status import Status
-from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, TOUCHING_REL
+from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, SCALE_FLOOR, TOUCHING_REL
 
 __all__ = ['query_pair', 'query_single', 'workspace', 'output_arrays']
 
@@ -209,7 +209,7 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
     _relative_pose(pose_a, pose_b, rel)
     for c in range(4):
         counters[c] = 0
-    scale = max(body_a[B_BOUND] + body_b[B_BOUND], 1e-300)
+    scale = max(body_a[B_BOUND] + body_b[B_BOUND], SCALE_FLOOR)
     tolerance = (EPA_SMOOTH_REL if is_smooth(body_a, body_b) else EPA_POLYTOPE_REL) * scale
     if not tracking:
         cache_count[k] = 0

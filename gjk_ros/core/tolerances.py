@@ -20,6 +20,11 @@ two bodies' bounding radii (their sweep radii included). Nothing here is compare
 machine epsilon on a scale-dependent quantity (libccd#71, Box2D's short-edge regression).
 """
 
+# Lower bound of a query's length scale (two points have bounding radii 0). Tolerances are scale
+# products as small as (1e-14 scale)^2; with this floor they stay normal floats rather than
+# denormals, whose arithmetic is slow on x86.
+SCALE_FLOOR = 1e-100
+
 # GJK loop cap. Cameron (gjk.c) notes "in practice we never see more than about 6 iterations"
 # for polytopes; smooth bodies (cylinders) converge linearly and may need a few dozen. Hitting
 # the cap yields Status.MAX_ITERATIONS with an error bound, never a silent wrong number.

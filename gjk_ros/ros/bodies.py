@@ -1,0 +1,236 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The bodies the node knows: links and obstacles, their convex pieces and their errors.
+
+A body is assembled from several sources, each owning some of its pieces under a key:
+
+- ``('urdf', n)``: the n-th collision piece of a link in ``robot_description``;
+- ``('marker', ns, id)``: a marker from ``~/obstacles`` or ``~/links``;
+- ``('param', n)``: the ``static_obstacles`` / ``link_geometry`` parameters.
+
+A source can also leave an error on a body (geometry that was rejected). A body with an error
+is *invalid*: its pairs are published with status INVALID instead of a distance computed from
+part of its geometry, since a missing piece could be the closest one.
+
+Every accepted piece carries a ``uid`` that changes only when its shape changes, so that the
+pair tracker can keep the simplex caches of pieces that merely moved.
+"""
+
+from dataclasses import dataclass, field, replace
+import itertools
+
+import numpy
+
+__all__ = ['BodyRegistry', 'LINK', 'NameRegistry', 'OBSTACLE', 'TrackedPiece']
+
+LINK = 'link'
+OBSTACLE = 'obstacle'
+
+
+@dataclass(frozen=True)
+class TrackedPiece:
+    """
+    A convex piece as the node tracks it.
+
+    Attributes
+    ----------
+    uid : int
+        Unique per shape: a new uid means the simplex cache of the piece is meaningless.
+    piece : gjk_ros.models.CollisionPiece
+        ``piece.frame_id`` and ``piece.origin`` place it; ``piece.shape`` is the polytope.
+    expires : float or None
+        Node-clock time (seconds) after which a marker piece is dropped; None never.
+
+    """
+
+    uid: int
+    piece: object
+    expires: object = None
+
+
+@dataclass
+class _Body:
+    pieces: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)
+    expiry: dict = field(default_factory=dict)
+
+    def is_empty(self):
+        return not self.pieces and not self.errors
+
+
+def same_shape(first, second):
+    """Whether two ConvexPolytopes are the same geometry (vertices, radius, kind)."""
+    if first is second:
+        return True
+    return (first.kind == second.kind and first.radius == second.radius
+            and first.vertices.shape == second.vertices.shape
+            and numpy.array_equal(first.vertices, second.vertices))
+
+
+class BodyRegistry:
+    """
+    Links and obstacles, keyed by (kind, name).
+
+    ``version`` increases whenever a piece is added or removed or changes shape (not when it
+    only moves), i.e. whenever the pair tracker must rebuild. ``revision`` increases on every
+    change, moves included.
+    """
+
+    def __init__(self):
+        self._bodies = {LINK: {}, OBSTACLE: {}}
+        self._uids = itertools.count()
+        self.version = 0
+        self.revision = 0
+
+    def names(self, kind):
+        """Names of the current bodies of one kind, sorted."""
+        return sorted(self._bodies[kind])
+
+    def pieces(self, kind, name):
+        """Return the TrackedPieces of a body, in key order."""
+        return [tracked for _, tracked in self.keyed_pieces(kind, name)]
+
+    def keyed_pieces(self, kind, name):
+        """(key, TrackedPiece) of each piece of a body, in key order."""
+        body = self._bodies[kind].get(name)
+        if body is None:
+            return []
+        return [(key, body.pieces[key]) for key in sorted(body.pieces, key=repr)]
+
+    def keys(self, kind, source):
+        """(name, key) of every piece or error whose key starts with ``source``."""
+        return [(name, key) for name, body in self._bodies[kind].items()
+                for key in list(body.pieces) + list(body.errors) if key[0] == source]
+
+    def errors(self, kind, name):
+        """Return the reasons this body was rejected (empty if it is valid)."""
+        body = self._bodies[kind].get(name)
+        return [] if body is None else [body.errors[key] for key in sorted(body.errors, key=repr)]
+
+    def all_errors(self):
+        """Every (kind, name, reason) currently recorded."""
+        return [(kind, name, reason) for kind in (LINK, OBSTACLE)
+                for name in self.names(kind) for reason in self.errors(kind, name)]
+
+    def set_piece(self, kind, name, key, piece, expires=None):
+        """
+        Add or replace the piece a source owns under ``key``; clears an error under it.
+
+        A replacement with the same shape keeps its uid (and the old shape object), so the
+        tracker does not rebuild for a piece that only moved.
+        """
+        self.revision += 1
+        body = self._bodies[kind].setdefault(name, _Body())
+        old = body.pieces.get(key)
+        if old is not None and same_shape(old.piece.shape, piece.shape):
+            body.pieces[key] = TrackedPiece(old.uid, replace(piece, shape=old.piece.shape),
+                                            expires)
+        else:
+            body.pieces[key] = TrackedPiece(next(self._uids), piece, expires)
+            self.version += 1
+        if body.errors.pop(key, None) is not None:
+            self.version += 1
+        body.expiry[key] = expires
+
+    def set_error(self, kind, name, key, reason, expires=None):
+        """Record that the geometry a source owns under ``key`` was rejected."""
+        self.revision += 1
+        body = self._bodies[kind].setdefault(name, _Body())
+        if body.pieces.pop(key, None) is not None or body.errors.get(key) != reason:
+            self.version += 1
+        body.errors[key] = reason
+        body.expiry[key] = expires
+
+    def remove(self, kind, name, key):
+        """Drop whatever a source owns under ``key``; returns True if something was there."""
+        body = self._bodies[kind].get(name)
+        if body is None:
+            return False
+        found = body.pieces.pop(key, None) is not None
+        found = body.errors.pop(key, None) is not None or found
+        body.expiry.pop(key, None)
+        if body.is_empty():
+            del self._bodies[kind][name]
+        if found:
+            self.version += 1
+            self.revision += 1
+        return found
+
+    def remove_where(self, kind, predicate):
+        """
+        Drop every key for which ``predicate(name, key)`` holds.
+
+        Returns
+        -------
+        list of (str, tuple)
+            The (name, key) pairs removed.
+
+        """
+        doomed = [(name, key) for name, body in self._bodies[kind].items()
+                  for key in list(body.pieces) + list(body.errors) if predicate(name, key)]
+        for name, key in doomed:
+            self.remove(kind, name, key)
+        return doomed
+
+    def expire(self, now):
+        """Drop marker pieces and errors whose lifetime ended before ``now``."""
+        removed = []
+        for kind in (LINK, OBSTACLE):
+            removed += [(kind, name, key) for name, key in self.remove_where(
+                kind, lambda name, key, kind=kind: self._expired(kind, name, key, now))]
+        return removed
+
+    def _expired(self, kind, name, key, now):
+        expires = self._bodies[kind][name].expiry.get(key)
+        return expires is not None and expires < now
+
+    def piece_by_key(self, kind, name, key):
+        """Return the TrackedPiece under ``key`` of a body, or None."""
+        body = self._bodies[kind].get(name)
+        return None if body is None else body.pieces.get(key)
+
+
+class NameRegistry:
+    """
+    Append-only name lists: the position of a name is its id, forever.
+
+    A removed body keeps its id, so an id seen in an old message never changes meaning.
+    """
+
+    def __init__(self):
+        self._names = {LINK: [], OBSTACLE: []}
+        self._ids = {LINK: {}, OBSTACLE: {}}
+
+    def id_of(self, kind, name):
+        """
+        Return the id of ``name``, assigning the next one if it is new.
+
+        Returns
+        -------
+        tuple of (int, bool)
+            The id and whether it was just assigned.
+
+        """
+        ids = self._ids[kind]
+        if name in ids:
+            return ids[name], False
+        ids[name] = len(self._names[kind])
+        self._names[kind].append(name)
+        return ids[name], True
+
+    def as_dict(self):
+        """``{'links': [...], 'obstacles': [...]}``, the ``~/names`` payload."""
+        return {'links': list(self._names[LINK]), 'obstacles': list(self._names[OBSTACLE])}

@@ -1,0 +1,199 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``/diagnostics`` entries of the node (diagnostic_updater is not available everywhere).
+
+Entry names start with the node's name, as diagnostic_updater does, so several node instances
+on one graph stay apart:
+
+- ``<node>: compute``: compute time per cycle, pair counts, cache hit rate;
+- ``<node>: inputs``: input ages, stale/missing/invalid frames (WARN / ERROR);
+- ``<node>: link <name>``: closest obstacle of each tracked link, and its record statuses;
+- ``<node>: rejected <kind> <name>``: one ERROR per body whose geometry was rejected;
+- ``<node>: robot_description``: ERROR while the last URDF could not be parsed.
+"""
+
+from dataclasses import dataclass, field
+import math
+
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from gjk_ros.ros.records import PairStatus
+import numpy
+
+__all__ = ['CycleStats', 'compute_status', 'inputs_status', 'link_statuses', 'error_status']
+
+OK = DiagnosticStatus.OK
+WARN = DiagnosticStatus.WARN
+ERROR = DiagnosticStatus.ERROR
+
+
+@dataclass
+class CycleStats:
+    """Running compute statistics between two diagnostics messages."""
+
+    cycles: int = 0
+    total_time: float = 0.0
+    max_time: float = 0.0
+    last_time: float = 0.0
+    computed_pairs: int = 0
+    warm_pairs: int = 0
+    iterations: int = 0
+    rebuilds: int = 0
+    cycle_time: float = 0.0
+
+    def add(self, seconds, computed, warm, iterations):
+        """Account for one cycle."""
+        self.cycles += 1
+        self.total_time += seconds
+        self.max_time = max(self.max_time, seconds)
+        self.last_time = seconds
+        self.computed_pairs += computed
+        self.warm_pairs += warm
+        self.iterations += iterations
+
+
+@dataclass
+class InputAges:
+    """Ages (seconds, inf if never) and problem frames, for the inputs entry."""
+
+    tf: float = math.inf
+    tf_static: float = math.inf
+    robot_description: float = math.inf
+    obstacles: float = math.inf
+    links: float = math.inf
+    frames_known: int = 0
+    stale_frames: list = field(default_factory=list)
+    missing_frames: list = field(default_factory=list)
+    invalid_frames: list = field(default_factory=list)
+
+
+def _values(**items):
+    return [KeyValue(key=key, value=str(value)) for key, value in items.items()]
+
+
+def _status(node_name, name, level, message, values=()):
+    return DiagnosticStatus(level=level, name='%s: %s' % (node_name, name), message=message,
+                            hardware_id=node_name, values=list(values))
+
+
+def _age_text(age):
+    return 'never' if not math.isfinite(age) else '%.3f' % age
+
+
+def compute_status(node_name, stats, num_records, num_piece_pairs, rate_hz):
+    """Build the compute entry: time per cycle, pair counts, cache hit rate."""
+    cycles = max(stats.cycles, 1)
+    hit_rate = stats.warm_pairs / stats.computed_pairs if stats.computed_pairs else 0.0
+    mean_iterations = stats.iterations / stats.computed_pairs if stats.computed_pairs else 0.0
+    mean_ms = 1e3 * stats.total_time / cycles
+    level = WARN if stats.max_time > 1.0 / rate_hz else OK
+    message = '%d pairs, %.3f ms per cycle' % (num_records, mean_ms)
+    if level == WARN:
+        message += ', slower than rate_hz'
+    return _status(node_name, 'compute', level, message, _values(
+        cycles=stats.cycles,
+        compute_time_mean_ms='%.3f' % mean_ms,
+        compute_time_max_ms='%.3f' % (1e3 * stats.max_time),
+        compute_time_last_ms='%.3f' % (1e3 * stats.last_time),
+        cycle_time_mean_ms='%.3f' % (1e3 * stats.cycle_time / cycles),
+        pairs=num_records,
+        piece_pairs=num_piece_pairs,
+        computed_piece_pairs=stats.computed_pairs,
+        cache_hit_rate='%.3f' % hit_rate,
+        mean_gjk_iterations='%.2f' % mean_iterations,
+        rebuilds=stats.rebuilds,
+        rate_hz=rate_hz,
+    ))
+
+
+def inputs_status(node_name, ages, tf_timeout):
+    """Build the inputs entry: ages and frames that make pairs STALE or INVALID."""
+    level, problems = OK, []
+    if ages.invalid_frames:
+        level = ERROR
+        problems.append('non-finite transform: %s' % ', '.join(ages.invalid_frames))
+    if ages.stale_frames or ages.missing_frames:
+        level = max(level, WARN)
+    if ages.stale_frames:
+        problems.append('stale (> %g s): %s' % (tf_timeout, ', '.join(ages.stale_frames)))
+    if ages.missing_frames:
+        problems.append('no transform: %s' % ', '.join(ages.missing_frames))
+    return _status(node_name, 'inputs', level, '; '.join(problems) or 'ok', _values(
+        tf_age_s=_age_text(ages.tf),
+        tf_static_age_s=_age_text(ages.tf_static),
+        robot_description_age_s=_age_text(ages.robot_description),
+        obstacles_age_s=_age_text(ages.obstacles),
+        links_age_s=_age_text(ages.links),
+        frames_known=ages.frames_known,
+        stale_frames=' '.join(ages.stale_frames),
+        missing_frames=' '.join(ages.missing_frames),
+        invalid_frames=' '.join(ages.invalid_frames),
+    ))
+
+
+def _link_summary(node_name, link, rows, obstacle_names):
+    """One link's entry from its records (a structured array slice)."""
+    status = rows['status']
+    counts = {member.name.lower(): int((status == member).sum()) for member in PairStatus}
+    measured = numpy.isin(status, (PairStatus.VALID, PairStatus.APPROXIMATE))
+    level = OK
+    if (status == PairStatus.INVALID).any():
+        level = ERROR
+    elif (status == PairStatus.STALE).any():
+        level = WARN
+    closest, distance = '', math.nan
+    if measured.any():
+        index = int(numpy.argmin(numpy.where(measured, rows['distance'], numpy.inf)))
+        closest = obstacle_names[int(rows['obstacle_id'][index])]
+        distance = float(rows['distance'][index])
+        message = 'closest: %s at %.4f m' % (closest, distance)
+    elif len(rows) and (status == PairStatus.BEYOND).all():
+        message = 'no obstacle within max_distance'
+    elif len(rows):
+        message = 'no valid pair'
+    else:
+        message = 'no obstacle'
+    if level != OK:
+        message += ' (%d stale, %d invalid)' % (counts['stale'], counts['invalid'])
+    return _status(node_name, 'link %s' % link, level, message, _values(
+        closest_obstacle=closest, distance='%.6f' % distance, **counts))
+
+
+def link_statuses(node_name, records, link_names, obstacle_names, tracked_links):
+    """
+    One entry per tracked link: closest obstacle, distance and record statuses.
+
+    Parameters
+    ----------
+    node_name : str
+        Prefix of the entry names.
+    records : (r,) RECORD_DTYPE array
+        The last published records.
+    link_names, obstacle_names : list of str
+        Id -> name.
+    tracked_links : iterable of int
+        Ids of the links in scope (a link with no obstacle still gets an entry).
+
+    """
+    entries = []
+    for link_id in sorted(tracked_links):
+        rows = records[records['link_id'] == link_id]
+        entries.append(_link_summary(node_name, link_names[link_id], rows, obstacle_names))
+    return entries
+
+
+def error_status(node_name, name, reason):
+    """Build an ERROR entry for one rejected body or input."""
+    return _status(node_name, name, ERROR, reason)

@@ -1,0 +1,276 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+From bodies to per-(link, obstacle) records through one core PairSet.
+
+A link's distance to an obstacle is the minimum over all (link piece, obstacle piece) pairs.
+The tracker keeps one tracked core pair per piece pair in a single ``PairSet`` (one compiled
+call per cycle) and reduces the piece pairs to one record per (link, obstacle). When the body
+set changes the PairSet is rebuilt, and the simplex caches of piece pairs that survive are
+carried over, so a new obstacle does not cold-start every other pair.
+"""
+
+from dataclasses import dataclass
+
+from gjk_ros.core import PairSet, Status
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
+import numpy
+
+__all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout']
+
+
+class InputState:
+    """Per-piece input quality, worst wins (values match PairStatus where they overlap)."""
+
+    OK = 0
+    STALE = 1
+    INVALID = 2
+
+
+# Core statuses that carry a measured distance.
+_MEASURED = numpy.array([Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
+                         Status.MAX_ITERATIONS, Status.DEGENERATE])
+_APPROXIMATE = numpy.array([Status.MAX_ITERATIONS, Status.DEGENERATE])
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """
+    One (link, obstacle) record and the slice of piece pairs it reduces.
+
+    ``invalid`` marks a record one of whose bodies was rejected: it has no piece pairs to
+    compute from that could be trusted, so it is always INVALID.
+    """
+
+    link: str
+    obstacle: str
+    link_id: int
+    obstacle_id: int
+    start: int
+    stop: int
+    invalid: bool
+
+
+@dataclass(frozen=True)
+class TrackerLayout:
+    """
+    What the tracker computes: pieces, piece pairs and records.
+
+    Attributes
+    ----------
+    piece_uids : list of int
+        Uid of each PairSet body (a piece may appear once even if several records use it).
+    pairs : (m, 2) int
+        Piece indices (link piece, obstacle piece) of each core pair, grouped by record.
+    records : list of RecordSpec
+        Sorted by (link_id, obstacle_id).
+
+    """
+
+    piece_uids: list
+    pairs: numpy.ndarray
+    records: list
+
+
+def build_layout(links, obstacles, pair_allowed):
+    """
+    Enumerate the records and piece pairs of the bodies in scope.
+
+    Parameters
+    ----------
+    links, obstacles : list of (str, int, list of TrackedPiece, bool)
+        (name, id, pieces, is_valid) of each body in scope.
+    pair_allowed : callable(str, str) -> bool
+        The allowed-pairs filter.
+
+    Returns
+    -------
+    TrackerLayout
+
+    """
+    piece_index, piece_uids = {}, []
+
+    def index_of(tracked):
+        if tracked.uid not in piece_index:
+            piece_index[tracked.uid] = len(piece_uids)
+            piece_uids.append(tracked.uid)
+        return piece_index[tracked.uid]
+
+    pairs, records = [], []
+    for link, link_id, link_pieces, link_valid in sorted(links, key=lambda body: body[1]):
+        for obstacle, obstacle_id, obstacle_pieces, obstacle_valid in sorted(
+                obstacles, key=lambda body: body[1]):
+            if not pair_allowed(link, obstacle):
+                continue
+            start = len(pairs)
+            valid = link_valid and obstacle_valid
+            if valid:
+                pairs += [(index_of(a), index_of(b)) for a in link_pieces
+                          for b in obstacle_pieces]
+            records.append(RecordSpec(link, obstacle, link_id, obstacle_id, start, len(pairs),
+                                      not valid))
+    pair_array = numpy.array(pairs, dtype=numpy.int64).reshape(-1, 2)
+    return TrackerLayout(piece_uids, pair_array, records)
+
+
+class PairTracker:
+    """
+    The PairSet of the current layout, and the reduction of its results to records.
+
+    Parameters
+    ----------
+    hill_climb, tracking : bool
+        Passed to the core PairSet.
+
+    """
+
+    def __init__(self, hill_climb=True, tracking=True):
+        self.hill_climb = hill_climb
+        self.tracking = tracking
+        self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
+        self._pair_set = None
+        self._pair_keys = []
+        self._computed_last = numpy.zeros(0, dtype=bool)
+        self.warm_pairs = 0
+        self.computed_pairs = 0
+        self.iterations = 0
+
+    @property
+    def num_piece_pairs(self):
+        """Return the number of core pairs."""
+        return len(self._pair_keys)
+
+    def rebuild(self, layout, shapes):
+        """
+        Switch to a new layout, carrying the caches of surviving piece pairs over.
+
+        Parameters
+        ----------
+        layout : TrackerLayout
+            From ``build_layout``.
+        shapes : list of ConvexPolytope
+            The shape of each piece in ``layout.piece_uids``.
+
+        """
+        keys = [(layout.piece_uids[a], layout.piece_uids[b]) for a, b in layout.pairs]
+        pair_set = None
+        if keys:
+            pair_set = PairSet(shapes, layout.pairs, hill_climb=self.hill_climb,
+                               tracking=self.tracking)
+        computed_last = numpy.zeros(len(keys), dtype=bool)
+        if self._pair_set is not None and pair_set is not None and self.tracking:
+            old_index = {key: k for k, key in enumerate(self._pair_keys)}
+            for k, key in enumerate(keys):
+                if key in old_index:
+                    pair_set.set_cache(k, self._pair_set.get_cache(old_index[key]))
+                    computed_last[k] = self._computed_last[old_index[key]]
+        self.layout, self._pair_set, self._pair_keys = layout, pair_set, keys
+        self._computed_last = computed_last
+
+    def compute(self, poses, piece_inputs, max_distance, padding):
+        """
+        Update every pair whose inputs are good and reduce to records.
+
+        Parameters
+        ----------
+        poses : (n, 4, 4) float
+            World pose of each piece of the layout (anything where the input is not OK).
+        piece_inputs : (n,) int
+            InputState of each piece.
+        max_distance : float
+            Reported distances beyond this are skipped by the bounding-sphere test.
+        padding : float
+            Subtracted from every distance; the link witness moves along the normal.
+
+        Returns
+        -------
+        (r,) numpy array of RECORD_DTYPE
+
+        """
+        specs = self.layout.records
+        records = numpy.zeros(len(specs), dtype=RECORD_DTYPE)
+        for name in _FLOAT_FIELDS:
+            records[name] = numpy.nan
+        records['link_id'] = [spec.link_id for spec in specs]
+        records['obstacle_id'] = [spec.obstacle_id for spec in specs]
+        status = numpy.full(len(specs), PairStatus.INVALID, dtype=numpy.uint8)
+        if self._pair_set is not None:
+            pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
+                                        piece_inputs[self.layout.pairs[:, 1]])
+            self._update_pairs(poses, pair_inputs == InputState.OK, max_distance + padding)
+            self._reduce(records, status, pair_inputs, padding)
+        records['status'] = status
+        return records
+
+    def _update_pairs(self, poses, active, max_distance):
+        pair_set = self._pair_set
+        pair_set.update(poses, active=active, max_distance=max_distance)
+        computed = numpy.isin(pair_set.status, _MEASURED)
+        self.computed_pairs = int(computed.sum())
+        self.warm_pairs = int((computed & self._computed_last).sum()) if self.tracking else 0
+        self.iterations = int(pair_set.iterations[computed].sum())
+        self._computed_last = computed
+
+    def _reduce(self, records, status, pair_inputs, padding):
+        """
+        Reduce piece pairs to records: worst input first, else the closest measured pair.
+
+        Piece pairs are grouped by record (contiguous slices), so after a lexsort by
+        (record, distance) the first entry of each slice is the record's closest pair.
+        """
+        specs = self.layout.records
+        starts = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
+        counts = numpy.array([spec.stop - spec.start for spec in specs], dtype=numpy.int64)
+        owner = numpy.repeat(numpy.arange(len(specs)), counts)
+        pair_set = self._pair_set
+        measured = numpy.isin(pair_set.status, _MEASURED)
+        distance = numpy.where(measured, pair_set.distance, numpy.inf)
+
+        def any_per_record(mask):
+            return numpy.bincount(owner, weights=mask, minlength=len(specs)) > 0
+
+        invalid = any_per_record(pair_inputs == InputState.INVALID)
+        invalid |= numpy.array([spec.invalid for spec in specs], dtype=bool)
+        stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid
+        has_measure = any_per_record(measured) & ~invalid & ~stale
+        order = numpy.lexsort((distance, owner))
+        best = order[numpy.minimum(starts, max(len(order) - 1, 0))]
+        status[:] = PairStatus.INVALID
+        status[stale] = PairStatus.STALE
+        status[~invalid & ~stale & ~has_measure] = PairStatus.BEYOND
+        rows = numpy.flatnonzero(has_measure)
+        best = best[rows]
+        finite = numpy.isfinite(pair_set.distance[best]) & \
+            numpy.isfinite(pair_set.witness_a[best]).all(axis=1) & \
+            numpy.isfinite(pair_set.witness_b[best]).all(axis=1)
+        # A measured pair must never come back non-finite; refuse to publish it if it does.
+        rows, best = rows[finite], best[finite]
+        approximate = numpy.isin(pair_set.status[best], _APPROXIMATE)
+        status[rows] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
+        normal = pair_set.normal[best]
+        _fill_vectors(records, rows, ('x', 'y', 'z'), pair_set.witness_a[best] + padding * normal)
+        _fill_vectors(records, rows, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
+                      pair_set.witness_b[best])
+        _fill_vectors(records, rows, ('normal_x', 'normal_y', 'normal_z'), normal)
+        records['distance'][rows] = pair_set.distance[best] - padding
+        records['error_bound'][rows] = pair_set.error_bound[best]
+
+
+_FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
+
+
+def _fill_vectors(records, rows, names, values):
+    for column, name in enumerate(names):
+        records[name][rows] = values[:, column]

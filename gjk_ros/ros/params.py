@@ -1,0 +1,301 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parameters of the ``gjk_distance`` node: specification, validation and a typed snapshot.
+
+``PARAMETERS`` is the single list the node declares from and that ``config/gjk_distance.yaml``
+mirrors (a test checks that they agree). Validation is plain Python so that it can be tested
+without a ROS graph; the node calls it from its set-parameters callback.
+"""
+
+import array
+from dataclasses import dataclass
+import fnmatch
+import json
+import math
+
+__all__ = ['Config', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',
+           'validate_parameter']
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """
+    One parameter: name, default, description and limits.
+
+    ``kind`` is one of 'string', 'double', 'bool', 'string_array'. ``low``/``high`` are
+    inclusive bounds of a double (also declared as a FloatingPointRange unless infinite);
+    ``positive`` makes the lower bound exclusive.
+    """
+
+    name: str
+    kind: str
+    default: object
+    description: str
+    low: float = -math.inf
+    high: float = math.inf
+    positive: bool = False
+
+
+PARAMETERS = (
+    ParameterSpec('fixed_frame', 'string', 'world',
+                  'Frame of every output (witness points, normals, markers).'),
+    ParameterSpec('rate_hz', 'double', 30.0,
+                  'Compute and publish rate, Hz. Each cycle uses the latest input only.',
+                  low=0.0, high=1000.0, positive=True),
+    ParameterSpec('tf_timeout', 'double', 0.5,
+                  'Seconds after which a dynamic transform (received on /tf) is stale; pairs '
+                  'that depend on it are published with status STALE until it is updated.',
+                  low=0.0, high=3600.0, positive=True),
+    ParameterSpec('max_distance', 'double', 1.0,
+                  'Pairs whose bounding spheres are farther apart than this (metres, after '
+                  'padding) are skipped and published with status BEYOND. .inf computes all.',
+                  low=0.0, positive=True),
+    ParameterSpec('link_include', 'string_array', ['*'],
+                  'fnmatch patterns of the links to track (a link must match one).'),
+    ParameterSpec('link_exclude', 'string_array', [],
+                  'fnmatch patterns of links not to track (wins over link_include).'),
+    ParameterSpec('obstacle_include', 'string_array', ['*'],
+                  'fnmatch patterns of the obstacles to track (names are ns/id).'),
+    ParameterSpec('obstacle_exclude', 'string_array', [],
+                  'fnmatch patterns of obstacles not to track (wins over obstacle_include).'),
+    ParameterSpec('allowed_pairs', 'string_array', [],
+                  "Pairs to track, as 'link_pattern:obstacle_pattern' fnmatch patterns; "
+                  'empty tracks every included link against every included obstacle.'),
+    ParameterSpec('padding', 'double', 0.0,
+                  'Safety margin subtracted from every distance, metres (inflates the link).',
+                  low=0.0, high=1000.0),
+    ParameterSpec('static_obstacles', 'string', '',
+                  'Obstacles fixed to a frame, as a JSON/YAML list of {name, frame_id, '
+                  'pieces: [piece description, ...]}; empty for none.'),
+    ParameterSpec('link_geometry', 'string', '',
+                  'Extra collision pieces for links (a tool, a held part), in the '
+                  'static_obstacles format where name is the link; empty for none.'),
+    ParameterSpec('publish_markers', 'bool', True,
+                  'Publish witness segments on ~/markers for RViz.'),
+    ParameterSpec('hill_climbing', 'bool', True,
+                  'Find support points by hill climbing over vertex adjacency (Cameron 1997).'),
+    ParameterSpec('tracking', 'bool', True,
+                  'Warm-start each pair from its simplex of the previous cycle.'),
+)
+
+_SPECS = {spec.name: spec for spec in PARAMETERS}
+
+_PYTHON_TYPES = {
+    'string': (str,),
+    'double': (float, int),
+    'bool': (bool,),
+    # Any array type: an empty array of whatever type means "no patterns" (see the node).
+    'string_array': (list, tuple, array.array),
+}
+
+
+def _validate_double(spec, value):
+    if math.isnan(value):
+        return 'must be a number, got NaN'
+    if spec.positive and value <= spec.low:
+        return 'must be > %g, got %g' % (spec.low, value)
+    if value < spec.low or value > spec.high:
+        return 'must be in [%g, %g], got %g' % (spec.low, spec.high, value)
+    return None
+
+
+def _validate_patterns(spec, value):
+    for pattern in value:
+        if not isinstance(pattern, str) or not pattern:
+            return 'patterns must be non-empty strings, got %r' % (pattern,)
+        if spec.name == 'allowed_pairs':
+            link_pattern, colon, obstacle_pattern = pattern.partition(':')
+            if not colon or not link_pattern or not obstacle_pattern:
+                return "entries must look like 'link_pattern:obstacle_pattern', got %r" % pattern
+    return None
+
+
+def validate_parameter(name, value):
+    """
+    Check one parameter value.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name; unknown names are accepted.
+    value : object
+        The Python value (float, str, bool, list of str).
+
+    Returns
+    -------
+    str or None
+        Why the value is rejected, or None if it is acceptable.
+
+    """
+    spec = _SPECS.get(name)
+    if spec is None:
+        return None
+    if isinstance(value, bool) and spec.kind == 'double' or \
+            not isinstance(value, _PYTHON_TYPES[spec.kind]):
+        return 'expected a %s, got %r' % (spec.kind.replace('_', ' '), value)
+    if spec.kind == 'double':
+        return _validate_double(spec, float(value))
+    if spec.kind == 'string_array':
+        return _validate_patterns(spec, value)
+    if name == 'fixed_frame' and not value.strip('/'):
+        return 'must name a frame'
+    if name in ('static_obstacles', 'link_geometry'):
+        try:
+            parse_body_descriptions(value)
+        except ValueError as error:
+            return str(error)
+    return None
+
+
+def _load_text(text):
+    """Parse JSON, or YAML when PyYAML is installed (YAML is a superset of JSON)."""
+    try:
+        import yaml
+    except ImportError:
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            raise ValueError('not valid JSON: %s' % error) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError('not valid YAML/JSON: %s' % str(error).replace('\n', ' ')) from None
+
+
+def parse_body_descriptions(text):
+    """
+    Parse the ``static_obstacles`` / ``link_geometry`` encoding.
+
+    The text is a JSON (or YAML) list; each entry names one body::
+
+        [{"name": "table", "frame_id": "world",
+          "pieces": [{"type": "box", "size": [1.0, 0.6, 0.02], "xyz": [0.5, 0, 0.4]}]}]
+
+    ``frame_id`` defaults to the body name for ``link_geometry`` and must be given for
+    obstacles (an empty string is returned, the caller substitutes ``fixed_frame``). A single
+    piece may be written inline (the entry's other keys are the piece description).
+
+    Parameters
+    ----------
+    text : str
+        Empty or blank for no bodies.
+
+    Returns
+    -------
+    list of (str, str, list of dict)
+        (name, frame_id, piece descriptions) per entry, in order.
+
+    Raises
+    ------
+    ValueError
+        If the text is not a list of such entries.
+
+    """
+    if not text.strip():
+        return []
+    entries = _load_text(text)
+    if not isinstance(entries, list):
+        raise ValueError('expected a list of bodies, got %s' % type(entries).__name__)
+    bodies, seen = [], set()
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError('entry %d: expected a mapping, got %r' % (position, entry))
+        entry = dict(entry)
+        name = entry.pop('name', None)
+        if not isinstance(name, str) or not name:
+            raise ValueError('entry %d: needs a non-empty string "name"' % position)
+        if name in seen:
+            raise ValueError('entry %d: duplicate name %r' % (position, name))
+        seen.add(name)
+        frame_id = entry.pop('frame_id', '')
+        if not isinstance(frame_id, str):
+            raise ValueError('%s: frame_id must be a string' % name)
+        pieces = entry.pop('pieces', None)
+        if pieces is None:
+            pieces = [entry]
+        elif entry:
+            raise ValueError('%s: unexpected keys %s next to "pieces"' % (name, sorted(entry)))
+        if not isinstance(pieces, list) or not pieces or \
+                not all(isinstance(piece, dict) for piece in pieces):
+            raise ValueError('%s: "pieces" must be a non-empty list of mappings' % name)
+        bodies.append((name, frame_id.lstrip('/'), pieces))
+    return bodies
+
+
+def _matches(name, patterns):
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Typed snapshot of the node's parameters (see ``PARAMETERS`` for meanings)."""
+
+    fixed_frame: str = 'world'
+    rate_hz: float = 30.0
+    tf_timeout: float = 0.5
+    max_distance: float = 1.0
+    link_include: tuple = ('*',)
+    link_exclude: tuple = ()
+    obstacle_include: tuple = ('*',)
+    obstacle_exclude: tuple = ()
+    allowed_pairs: tuple = ()
+    padding: float = 0.0
+    static_obstacles: str = ''
+    link_geometry: str = ''
+    publish_markers: bool = True
+    hill_climbing: bool = True
+    tracking: bool = True
+
+    @classmethod
+    def from_values(cls, values):
+        """
+        Build from a {name: python value} mapping; lists become tuples, floats are cast.
+
+        Unknown names are ignored and missing ones keep their defaults.
+        """
+        kwargs = {}
+        for spec in PARAMETERS:
+            if spec.name not in values or values[spec.name] is None:
+                continue
+            value = values[spec.name]
+            if spec.kind == 'string_array':
+                value = tuple(value)
+            elif spec.kind == 'double':
+                value = float(value)
+            elif spec.name == 'fixed_frame':
+                value = value.strip('/')
+            kwargs[spec.name] = value
+        return cls(**kwargs)
+
+    def link_in_scope(self, name):
+        """Whether a link is tracked (include/exclude patterns)."""
+        return _matches(name, self.link_include) and not _matches(name, self.link_exclude)
+
+    def obstacle_in_scope(self, name):
+        """Whether an obstacle is tracked (include/exclude patterns)."""
+        return _matches(name, self.obstacle_include) and \
+            not _matches(name, self.obstacle_exclude)
+
+    def pair_allowed(self, link, obstacle):
+        """Whether the (link, obstacle) pair passes ``allowed_pairs`` (empty allows all)."""
+        if not self.allowed_pairs:
+            return True
+        for entry in self.allowed_pairs:
+            link_pattern, _, obstacle_pattern = entry.partition(':')
+            if fnmatch.fnmatchcase(link, link_pattern) and \
+                    fnmatch.fnmatchcase(obstacle, obstacle_pattern):
+                return True
+        return False

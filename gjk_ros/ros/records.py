@@ -1,0 +1,272 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``~/distances`` record layout and a reader for it.
+
+One ``sensor_msgs/PointCloud2`` point is one (link, obstacle) pair. The layout is fixed by
+``RECORD_DTYPE``; the reader builds its dtype from the message's own ``fields`` so it keeps
+working if fields are appended later. This module needs only numpy: importing it (or
+``gjk_ros.ros``) never imports rclpy or starts anything.
+"""
+
+from dataclasses import dataclass
+import enum
+import json
+import sys
+
+import numpy
+
+__all__ = ['DistanceRecord', 'PairStatus', 'RECORD_DTYPE', 'RECORD_FIELDS', 'names_from_json',
+           'read_distances', 'records_from_cloud']
+
+
+class PairStatus(enum.IntEnum):
+    """
+    Status of one ``~/distances`` record (the ``status`` field, uint8).
+
+    Only VALID and APPROXIMATE records carry numbers; the others carry NaN coordinates and
+    distance so that they cannot be mistaken for a measurement.
+    """
+
+    VALID = 0
+    """Distance computed from fresh poses."""
+    STALE = 1
+    """A pose is missing (unknown frame) or older than ``tf_timeout``."""
+    INVALID = 2
+    """A pose is non-finite, or a body's geometry was rejected (see /diagnostics)."""
+    APPROXIMATE = 3
+    """The iteration cap was hit: ``distance`` is within ``error_bound`` of the truth."""
+    BEYOND = 4
+    """Skipped: the bounding spheres are farther apart than ``max_distance``."""
+
+
+# PointField datatype codes (sensor_msgs/PointField constants), kept here so that reading
+# needs no message import.
+_POINT_FIELD_UINT8 = 2
+_POINT_FIELD_UINT32 = 6
+_POINT_FIELD_FLOAT64 = 8
+_POINT_FIELD_TYPES = {
+    1: 'i1', 2: 'u1', 3: 'i2', 4: 'u2', 5: 'i4', 6: 'u4', 7: 'f4', 8: 'f8',
+}
+
+RECORD_FIELDS = (
+    ('x', _POINT_FIELD_FLOAT64),
+    ('y', _POINT_FIELD_FLOAT64),
+    ('z', _POINT_FIELD_FLOAT64),
+    ('obstacle_x', _POINT_FIELD_FLOAT64),
+    ('obstacle_y', _POINT_FIELD_FLOAT64),
+    ('obstacle_z', _POINT_FIELD_FLOAT64),
+    ('normal_x', _POINT_FIELD_FLOAT64),
+    ('normal_y', _POINT_FIELD_FLOAT64),
+    ('normal_z', _POINT_FIELD_FLOAT64),
+    ('distance', _POINT_FIELD_FLOAT64),
+    ('error_bound', _POINT_FIELD_FLOAT64),
+    ('link_id', _POINT_FIELD_UINT32),
+    ('obstacle_id', _POINT_FIELD_UINT32),
+    ('status', _POINT_FIELD_UINT8),
+)
+"""Field names and PointField datatypes of one record, in memory order."""
+
+
+def _record_dtype():
+    """
+    Build the packed record dtype, padded to a multiple of 8 bytes.
+
+    The 97 bytes of fields are padded to a point_step of 104 so that every float64 of every
+    record stays 8-byte aligned.
+    """
+    names, formats, offsets = [], [], []
+    offset = 0
+    for name, datatype in RECORD_FIELDS:
+        code = _POINT_FIELD_TYPES[datatype]
+        names.append(name)
+        formats.append(code)
+        offsets.append(offset)
+        offset += numpy.dtype(code).itemsize
+    itemsize = (offset + 7) // 8 * 8
+    return numpy.dtype({'names': names, 'formats': formats, 'offsets': offsets,
+                        'itemsize': itemsize})
+
+
+RECORD_DTYPE = _record_dtype()
+"""Native-endian numpy dtype of one ``~/distances`` point (point_step 104)."""
+
+
+@dataclass(frozen=True)
+class DistanceRecord:
+    """
+    One (link, obstacle) pair read from ``~/distances``.
+
+    Attributes
+    ----------
+    link, obstacle : str or None
+        Body names from ``~/names``; None when the names message is unknown or older than
+        the cloud (the ids are still valid).
+    link_id, obstacle_id : int
+        Positions in the ``~/names`` lists; an id never changes meaning.
+    distance : float
+        Signed distance (MTD), metres: > 0 apart, < 0 overlapping. NaN unless ``status`` is
+        VALID or APPROXIMATE.
+    status : PairStatus
+        Always check it before using ``distance``.
+    point_on_link, point_on_obstacle : (3,) float
+        Witness points in the cloud's frame (``fixed_frame``).
+    normal : (3,) float
+        Unit vector from the link towards the obstacle;
+        ``point_on_obstacle - point_on_link == distance * normal``.
+    error_bound : float
+        Bound on the distance error, metres.
+
+    """
+
+    link: object
+    obstacle: object
+    link_id: int
+    obstacle_id: int
+    distance: float
+    status: PairStatus
+    point_on_link: numpy.ndarray
+    point_on_obstacle: numpy.ndarray
+    normal: numpy.ndarray
+    error_bound: float
+
+    @property
+    def is_measured(self):
+        """Whether ``distance`` is a number (VALID or APPROXIMATE)."""
+        return self.status in (PairStatus.VALID, PairStatus.APPROXIMATE)
+
+
+def names_from_json(text):
+    """
+    Parse the ``~/names`` JSON into (links, obstacles) lists.
+
+    Parameters
+    ----------
+    text : str
+        ``{"links": [...], "obstacles": [...]}``.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+
+    """
+    names = json.loads(text)
+    return list(names.get('links', [])), list(names.get('obstacles', []))
+
+
+def records_from_cloud(cloud_msg):
+    """
+    View the points of a ``~/distances`` cloud as a structured array.
+
+    Parameters
+    ----------
+    cloud_msg : sensor_msgs.msg.PointCloud2
+        Any cloud whose fields include those of ``RECORD_FIELDS``.
+
+    Returns
+    -------
+    (width,) numpy structured array
+        Native byte order, one entry per record.
+
+    Raises
+    ------
+    ValueError
+        If a field is missing or the data size does not match the layout.
+
+    """
+    byte_order = '>' if cloud_msg.is_bigendian else '<'
+    fields = {field.name: field for field in cloud_msg.fields}
+    missing = [name for name, _ in RECORD_FIELDS if name not in fields]
+    if missing:
+        raise ValueError('not a gjk_ros distances cloud: missing fields %s' % missing)
+    count = cloud_msg.width * cloud_msg.height
+    dtype = numpy.dtype({
+        'names': [name for name, _ in RECORD_FIELDS],
+        'formats': [byte_order + _POINT_FIELD_TYPES[fields[name].datatype]
+                    for name, _ in RECORD_FIELDS],
+        'offsets': [fields[name].offset for name, _ in RECORD_FIELDS],
+        'itemsize': cloud_msg.point_step,
+    })
+    data = numpy.frombuffer(memoryview(cloud_msg.data), dtype=numpy.uint8)
+    if cloud_msg.point_step * count > data.size:
+        raise ValueError('distances cloud holds %d bytes, expected %d points of %d bytes'
+                         % (data.size, count, cloud_msg.point_step))
+    points = data[:cloud_msg.point_step * count].view(dtype)
+    native = '>' if sys.byteorder == 'big' else '<'
+    if byte_order != native:
+        points = points.astype(points.dtype.newbyteorder())
+    return points
+
+
+def _name_at(names, index):
+    """Return ``names[index]``, or None when the names are unknown or too short."""
+    if names is None or index >= len(names):
+        return None
+    return names[index]
+
+
+def _names_text(names_msg):
+    """Accept a std_msgs/String, a JSON str or None."""
+    if names_msg is None:
+        return None
+    return names_msg if isinstance(names_msg, str) else names_msg.data
+
+
+def read_distances(cloud_msg, names_msg=None):
+    """
+    Turn a ``~/distances`` message (and the latest ``~/names``) into records.
+
+    Parameters
+    ----------
+    cloud_msg : sensor_msgs.msg.PointCloud2
+        A message from ``~/distances``.
+    names_msg : std_msgs.msg.String or str or None
+        The latest ``~/names`` message (or its JSON text). None means the names are not known
+        yet: every record then has ``link`` and ``obstacle`` None, while ids, distances and
+        statuses are still filled. A name is also None when its id is newer than the given
+        names message.
+
+    Returns
+    -------
+    list of DistanceRecord
+        In the cloud's order (link id, then obstacle id).
+
+    Raises
+    ------
+    ValueError
+        If the cloud does not have the distances layout.
+
+    """
+    points = records_from_cloud(cloud_msg)
+    text = _names_text(names_msg)
+    links, obstacles = names_from_json(text) if text is not None else (None, None)
+    records = []
+    for point in points:
+        link_id = int(point['link_id'])
+        obstacle_id = int(point['obstacle_id'])
+        records.append(DistanceRecord(
+            link=_name_at(links, link_id),
+            obstacle=_name_at(obstacles, obstacle_id),
+            link_id=link_id,
+            obstacle_id=obstacle_id,
+            distance=float(point['distance']),
+            status=PairStatus(int(point['status'])),
+            point_on_link=numpy.array([point['x'], point['y'], point['z']]),
+            point_on_obstacle=numpy.array(
+                [point['obstacle_x'], point['obstacle_y'], point['obstacle_z']]),
+            normal=numpy.array([point['normal_x'], point['normal_y'], point['normal_z']]),
+            error_bound=float(point['error_bound']),
+        ))
+    return records

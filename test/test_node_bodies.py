@@ -1,0 +1,137 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Node bookkeeping: bodies and their pieces, append-only names, marker inbox, problem log."""
+
+from types import SimpleNamespace
+
+from gjk_ros.core import ConvexPolytope
+from gjk_ros.models import CollisionPiece
+from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.inbox import MarkerInbox, ProblemLog
+import numpy
+
+
+def piece(body, half=0.1, x=0.0, frame='world'):
+    origin = numpy.eye(4)
+    origin[0, 3] = x
+    return CollisionPiece(body, frame, origin, ConvexPolytope.box([half] * 3), 'box')
+
+
+def test_moving_piece_keeps_its_uid_and_the_layout():
+    bodies = BodyRegistry()
+    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0'))
+    (first,) = bodies.pieces(OBSTACLE, 'a/0')
+    version, revision = bodies.version, bodies.revision
+    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0', x=1.0))
+    (moved,) = bodies.pieces(OBSTACLE, 'a/0')
+    assert moved.uid == first.uid and moved.piece.shape is first.piece.shape
+    assert moved.piece.origin[0, 3] == 1.0
+    assert bodies.version == version and bodies.revision > revision
+    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0', half=0.2))
+    (grown,) = bodies.pieces(OBSTACLE, 'a/0')
+    assert grown.uid != first.uid and bodies.version > version
+
+
+def test_errors_make_a_body_and_clear_with_good_geometry():
+    bodies = BodyRegistry()
+    bodies.set_error(OBSTACLE, 'b/1', ('marker', 'b', 1), 'empty mesh')
+    assert bodies.names(OBSTACLE) == ['b/1']
+    assert bodies.all_errors() == [(OBSTACLE, 'b/1', 'empty mesh')]
+    version = bodies.version
+    bodies.set_error(OBSTACLE, 'b/1', ('marker', 'b', 1), 'empty mesh')
+    assert bodies.version == version  # the same problem again changes nothing
+    bodies.set_piece(OBSTACLE, 'b/1', ('marker', 'b', 1), piece('b/1'))
+    assert bodies.all_errors() == [] and len(bodies.pieces(OBSTACLE, 'b/1')) == 1
+    assert bodies.remove(OBSTACLE, 'b/1', ('marker', 'b', 1))
+    assert bodies.names(OBSTACLE) == []
+
+
+def test_sources_and_expiry():
+    bodies = BodyRegistry()
+    bodies.set_piece(LINK, 'hand', ('urdf', 0), piece('hand'))
+    bodies.set_piece(LINK, 'hand', ('marker', 'tool', 0), piece('hand', x=0.2), expires=5.0)
+    bodies.set_piece(OBSTACLE, 'c/0', ('marker', 'c', 0), piece('c/0'), expires=3.0)
+    assert sorted(bodies.keys(LINK, 'marker')) == [('hand', ('marker', 'tool', 0))]
+    assert bodies.expire(4.0) == [(OBSTACLE, 'c/0', ('marker', 'c', 0))]
+    assert bodies.expire(6.0) == [(LINK, 'hand', ('marker', 'tool', 0))]
+    assert [key for key, _ in bodies.keyed_pieces(LINK, 'hand')] == [('urdf', 0)]
+
+
+def test_names_are_append_only():
+    names = NameRegistry()
+    assert names.id_of(LINK, 'arm') == (0, True)
+    assert names.id_of(OBSTACLE, 'x/1') == (0, True)
+    assert names.id_of(LINK, 'hand') == (1, True)
+    assert names.id_of(LINK, 'arm') == (0, False)
+    assert names.as_dict() == {'links': ['arm', 'hand'], 'obstacles': ['x/1']}
+
+
+def marker_message(ns, marker_id, action=0, x=0.0):
+    return SimpleNamespace(ns=ns, id=marker_id, action=action, x=x)
+
+
+def test_inbox_keeps_the_latest_marker_of_each_id():
+    inbox = MarkerInbox()
+    for step in range(10_000):
+        inbox.put(marker_message('flood', 0, x=step), received=float(step))
+    inbox.put(marker_message('other', 3), received=1e4)
+    clears, markers = inbox.take()
+    assert clears == [] and len(markers) == 2
+    assert {(m.ns, m.id, m.x) for m, _ in markers} == {('flood', 0, 9999), ('other', 3, 0.0)}
+    assert inbox.take() == ([], [])
+
+
+def test_inbox_deleteall_orders_like_the_messages():
+    inbox = MarkerInbox()
+    inbox.put(marker_message('a', 0), 0.0)
+    inbox.put(marker_message('b', 0), 0.0)
+    inbox.put(marker_message('a', 0, action=3), 0.0)   # DELETEALL in namespace a
+    inbox.put(marker_message('a', 1), 0.0)
+    clears, markers = inbox.take()
+    assert clears == ['a'] and {(m.ns, m.id) for m, _ in markers} == {('b', 0), ('a', 1)}
+    inbox.put(marker_message('b', 5), 0.0)
+    inbox.put(marker_message('', 0, action=3), 0.0)    # DELETEALL everything
+    clears, markers = inbox.take()
+    assert clears == [''] and markers == []
+
+
+class RecordingLogger:
+    def __init__(self):
+        self.lines = []
+
+    def error(self, message):
+        self.lines.append(('error', message))
+
+    def warning(self, message):
+        self.lines.append(('warning', message))
+
+    def info(self, message):
+        self.lines.append(('info', message))
+
+
+def test_problem_log_reports_once_and_on_recovery():
+    logger = RecordingLogger()
+    problems = ProblemLog(logger)
+    for _ in range(100):
+        problems.report(('frame', 'x'), 'x is stale', level='warning')
+    problems.resolve(('frame', 'x'), 'x recovered')
+    problems.resolve(('frame', 'x'), 'x recovered')
+    problems.report(('body', 'a'), 'a rejected')
+    problems.report(('body', 'b'), 'b rejected')
+    problems.keep_only(('body',), {('body', 'b')}, lambda key: '%s cleared' % key[1])
+    assert logger.lines == [('warning', 'x is stale'), ('info', 'x recovered'),
+                            ('error', 'a rejected'), ('error', 'b rejected'),
+                            ('info', 'a cleared')]
+    assert problems.is_active(('body', 'b')) and not problems.is_active(('body', 'a'))
