@@ -242,14 +242,12 @@ def _hull_frame(ep, count):
 @njit
 def _support_along(geom_a, body_a, geom_b, body_b, rel, direction, hill_climb, counters):
     return minkowski_support(geom_a, body_a, geom_b, body_b, rel, direction[0], direction[1],
-                             direction[2], 0, 0,
-                             hill_climb, counters)
+                             direction[2], 0, 0, hill_climb, counters)
 
 
 @njit
 def epa_seed(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, ep, hill_climb,
-             counters,
-             scale):
+             counters, scale):
     """
     Build EPA's first polytope from GJK's final simplex (the origin is in or on it).
 
@@ -278,12 +276,10 @@ def epa_seed(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count,
                           (ux, uy, uz), (ux, uy, uz))
         candidates = 2 if count == 3 else 6
         best, chosen = -1.0, _support_along(geom_a, body_a, geom_b, body_b, rel, directions[0],
-                                            hill_climb,
-                                            counters)
+                                            hill_climb, counters)
         for m in range(candidates):
             r = chosen if m == 0 else _support_along(geom_a, body_a, geom_b, body_b, rel,
-                                                     directions[m],
-                                                     hill_climb, counters)
+                                                     directions[m], hill_climb, counters)
             far = _distance_from_hull(ep, count, r[1] - r[8], r[2] - r[9], r[3] - r[10],
                                       ux, uy, uz)
             if far > best:

@@ -161,9 +161,8 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
 
     Returns ``(outcome, count, vx, vy, vz, gap)``: ``v`` is the point of A - B closest to the
     origin found, ``gap`` Cameron's G-test value ``v.v - v.w`` of the last support point (the
-    distance lies in ``[|v| - gap / |v|,
-                        |v|]``). ``GJK_CONTACT`` means the origin lies in (or within
-    ``CONTACT_REL`` of) the simplex: the bodies touch or overlap and EPA takes over. ``seeds`` (2,)
+    distance lies in ``[|v| - gap / |v|, |v|]``). ``GJK_CONTACT`` means the origin lies in (or
+    within ``CONTACT_REL`` of) the simplex: the bodies touch or overlap and EPA takes over. ``seeds`` (2,)
     are the hill-climbing start vertices, updated to the last support vertices (Cameron's
     ``last_best``).
     """
@@ -176,8 +175,7 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
         if dx == 0.0 and dy == 0.0 and dz == 0.0:
             dx = 1.0
         r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, seeds[0],
-                              seeds[1],
-                              hill_climb, counters)
+                              seeds[1], hill_climb, counters)
         set_simplex_vertex(simplex, simplex_index, 0, r[0], r[1], r[2], r[3], r[4], r[5],
                            r[6], r[7], r[8], r[9], r[10])
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
@@ -200,8 +198,7 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
         counters[0] += 1
         # Step 3: the support point along -v, and Cameron's G-test g(v) = v.v - v.w.
         r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
-                              seeds[1],
-                              hill_climb, counters)
+                              seeds[1], hill_climb, counters)
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
         wx, wy, wz = r[1] - r[8], r[2] - r[9], r[3] - r[10]
         gap = v2 - (vx * wx + vy * wy + vz * wz)
