@@ -140,6 +140,7 @@ class PairTracker:
         self.hill_climb = hill_climb
         self.tracking = tracking
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
+        self._specs = _SpecArrays.of(self.layout.records)
         self._pair_set = None
         self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
@@ -177,6 +178,7 @@ class PairTracker:
                     pair_set.set_cache(k, self._pair_set.get_cache(old_index[key]))
                     computed_last[k] = self._computed_last[old_index[key]]
         self.layout, self._pair_set, self._pair_keys = layout, pair_set, keys
+        self._specs = _SpecArrays.of(layout.records)
         self._computed_last = computed_last
 
     def compute(self, poses, piece_inputs, max_distance, padding):
@@ -199,13 +201,13 @@ class PairTracker:
         (r,) numpy array of RECORD_DTYPE
 
         """
-        specs = self.layout.records
-        records = numpy.zeros(len(specs), dtype=RECORD_DTYPE)
+        specs = self._specs
+        records = numpy.zeros(specs.count, dtype=RECORD_DTYPE)
         for name in _FLOAT_FIELDS:
             records[name] = numpy.nan
-        records['link_id'] = [spec.link_id for spec in specs]
-        records['obstacle_id'] = [spec.obstacle_id for spec in specs]
-        status = numpy.full(len(specs), PairStatus.INVALID, dtype=numpy.uint8)
+        records['link_id'] = specs.link_id
+        records['obstacle_id'] = specs.obstacle_id
+        status = numpy.full(specs.count, PairStatus.INVALID, dtype=numpy.uint8)
         if self._pair_set is not None:
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
@@ -230,19 +232,17 @@ class PairTracker:
         Piece pairs are grouped by record (contiguous slices), so after a lexsort by
         (record, distance) the first entry of each slice is the record's closest pair.
         """
-        specs = self.layout.records
-        starts = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
-        counts = numpy.array([spec.stop - spec.start for spec in specs], dtype=numpy.int64)
-        owner = numpy.repeat(numpy.arange(len(specs)), counts)
+        specs = self._specs
+        starts, owner = specs.start, specs.owner
         pair_set = self._pair_set
         measured = numpy.isin(pair_set.status, _MEASURED)
         distance = numpy.where(measured, pair_set.distance, numpy.inf)
 
         def any_per_record(mask):
-            return numpy.bincount(owner, weights=mask, minlength=len(specs)) > 0
+            return numpy.bincount(owner, weights=mask, minlength=specs.count) > 0
 
         invalid = any_per_record(pair_inputs == InputState.INVALID)
-        invalid |= numpy.array([spec.invalid for spec in specs], dtype=bool)
+        invalid |= specs.invalid
         stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid
         has_measure = any_per_record(measured) & ~invalid & ~stale
         order = numpy.lexsort((distance, owner))
@@ -269,6 +269,28 @@ class PairTracker:
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
+
+
+class _SpecArrays:
+    """
+    The record specs of a layout as arrays, built once per rebuild.
+
+    Building them from the spec list on every cycle was O(records) Python work per cycle.
+    """
+
+    def __init__(self, link_id, obstacle_id, start, owner, invalid):
+        self.link_id, self.obstacle_id, self.start = link_id, obstacle_id, start
+        self.owner, self.invalid = owner, invalid
+        self.count = link_id.size
+
+    @classmethod
+    def of(cls, specs):
+        start = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
+        counts = numpy.array([spec.stop - spec.start for spec in specs], dtype=numpy.int64)
+        return cls(numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32),
+                   numpy.array([spec.obstacle_id for spec in specs], dtype=numpy.uint32),
+                   start, numpy.repeat(numpy.arange(len(specs)), counts),
+                   numpy.array([spec.invalid for spec in specs], dtype=bool))
 
 
 def _fill_vectors(records, rows, names, values):
