@@ -50,7 +50,8 @@ from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
                          EPA_VISIBLE_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
-           'epa_restore', 'epa_expand', 'epa_witness', 'epa_store', 'epa_store_arrays']
+           'epa_restore', 'epa_expand', 'epa_witness', 'epa_store', 'epa_store_arrays',
+           'epa_vertex_count']
 
 EPA_DONE = 0        # the closest face is a facet of A - B: exact
 EPA_CAPPED = 1      # out of vertices or faces: the depth is a bound (error_bound says how tight)
@@ -101,6 +102,12 @@ def _add_vertex(ep, index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz):
     ep[EP_IDS][v, 1] = index_b
     state[ST_VERTICES] = v + 1
     return v
+
+
+@njit
+def epa_vertex_count(ep):
+    """Return the number of vertices of the polytope in ``ep``."""
+    return ep[EP_STATE][ST_VERTICES]
 
 
 @njit
@@ -553,6 +560,8 @@ def epa_restore(geom_a, body_a, geom_b, body_b, rel, store, k, ep, scale):
     for f in range(count):
         for e in range(3):
             g, h = adj[f, e] // 3, adj[f, e] % 3
+            if g < f:
+                continue  # a dihedral is convex from both sides or neither: check it once
             o = faces[g, (h + 2) % 3]
             height = planes[f, 0] * w[o, 0] + planes[f, 1] * w[o, 1] + planes[f, 2] * w[o, 2]
             if height - planes[f, 3] > tolerance:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ._jit import njit
 from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
-                  epa_seed, epa_store as epa_store_polytope, epa_witness)
+                  epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .status import Status
@@ -158,12 +158,14 @@ def _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, epa_sto
     Returns True when that settled the query (row written, polytope kept for the next step).
     """
     if epa_restore(geom_a, body_a, geom_b, body_b, rel, epa_store, k, ep, scale):
+        restored = epa_vertex_count(ep)
         outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                         counters, scale, tolerance)
         if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0:
             _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome,
                              face, gap, counters, scale)
-            epa_store_polytope(ep, epa_store, k)
+            if epa_vertex_count(ep) != restored:  # unchanged topology: the stored copy holds
+                epa_store_polytope(ep, epa_store, k)
             return True
     return False
 
