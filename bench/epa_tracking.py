@@ -23,10 +23,9 @@ EPA_TRACK_MAX_VERTICES settings. Run: `.venv/bin/python -m bench.epa_tracking`.
 
 import time
 
+from gjk_ros.core import ConvexPolytope, PairSet
 import numpy as np
 from scipy.spatial.transform import Rotation
-
-from gjk_ros.core import ConvexPolytope, PairSet
 
 VERTICES = 2048
 PAIRS = 5
