@@ -60,8 +60,8 @@ EPA_FLAT = 3        # A - B has no interior: the origin is on it, depth 0 (touch
 
 # Workspace tuple fields.
 EP_POINTS, EP_IDS, EP_FACES, EP_ADJ, EP_PLANES, EP_ALIVE, EP_FREE = 0, 1, 2, 3, 4, 5, 6
-EP_STACK, EP_HORIZON, EP_STATE, EP_TRIANGLE, EP_WEIGHTS, EP_REMAP = 7, 8, 9, 10, 11, 12
-EP_CREATED, EP_FACE_MAP = 13, 14
+EP_STACK, EP_HORIZON, EP_STATE, EP_WEIGHTS, EP_REMAP = 7, 8, 9, 10, 11
+EP_CREATED, EP_FACE_MAP = 12, 13
 # EP_STATE fields: number of vertices, face slots in use, free slots.
 ST_VERTICES, ST_SLOTS, ST_FREE = 0, 1, 2
 
@@ -78,7 +78,7 @@ def epa_workspace():
     return (np.zeros((4, v, 3)), np.zeros((v, 2), np.int64), np.zeros((f, 3), np.int64),
             np.zeros((f, 3), np.int64), np.zeros((f, 4)), np.zeros(f, np.bool_),
             np.zeros(f, np.int64), np.zeros((2 * f + 8, 2), np.int64),
-            np.zeros((v + 8, 2), np.int64), np.zeros(4, np.int64), np.zeros((4, 3)),
+            np.zeros((v + 8, 2), np.int64), np.zeros(4, np.int64),
             np.zeros((3, 4)), np.zeros(v, np.int64), np.zeros(v + 8, np.int64),
             np.zeros(f, np.int64))
 
