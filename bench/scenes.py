@@ -33,6 +33,7 @@ so the bodies interpenetrate for most of the sequence.
 from dataclasses import dataclass
 import zlib
 
+from gjk_ros.core import ConvexPolytope
 import numpy
 
 HULL_SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -234,9 +235,7 @@ def box_points(half_extents):
         (8, 3) corners.
 
     """
-    signs = numpy.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)],
-                        dtype=float)
-    return signs * numpy.asarray(half_extents, dtype=float)
+    return ConvexPolytope.box(half_extents).vertices.copy()
 
 
 def random_rotation(rng):

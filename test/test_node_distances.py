@@ -58,14 +58,10 @@ URDF = box_urdf('testbot', {
 @pytest.fixture(scope='module')
 def node(tmp_path_factory):
     """Start one distance node for the module, always stopped at the end."""
-    process = NodeProcess(os.environ, tmp_path_factory.mktemp('node'),
-                          {'rate_hz': 20.0, 'tf_timeout': 2.0, 'max_distance': 5.0,
-                           'static_obstacles': STATIC_OBSTACLES})
-    process.start()
-    try:
+    with NodeProcess(os.environ, tmp_path_factory.mktemp('node'),
+                     {'rate_hz': 20.0, 'tf_timeout': 2.0, 'max_distance': 5.0,
+                      'static_obstacles': STATIC_OBSTACLES}) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope='module')

@@ -41,13 +41,9 @@ URDF = box_urdf('faultbot', {'arm': [('box', (0.2, 0.2, 0.2), (0.0, 0.0, 0.0))]}
 @pytest.fixture(scope='module')
 def node(tmp_path_factory):
     """Start one distance node for the module, always stopped at the end."""
-    process = NodeProcess(os.environ, tmp_path_factory.mktemp('faults'),
-                          {'rate_hz': 20.0, 'tf_timeout': TF_TIMEOUT})
-    process.start()
-    try:
+    with NodeProcess(os.environ, tmp_path_factory.mktemp('faults'),
+                     {'rate_hz': 20.0, 'tf_timeout': TF_TIMEOUT}) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope='module')

@@ -63,40 +63,30 @@ def first_invalid_pose(poses, tolerance):
     return -1
 
 
-def check_poses(poses, name):
+def check_poses(poses, name, shape=None):
     """
-    Validate (..., 4, 4) homogeneous rigid transforms; return them as float64 C arrays.
+    Validate homogeneous rigid transforms; return them as a float64 C array.
 
-    Raises ValueError naming ``name`` (and the offending indices for a stack of poses).
+    ``poses`` is (..., 4, 4), or exactly ``shape`` when given. The test is the compiled
+    ``first_invalid_pose`` (one definition of a valid pose, cheap enough for every update); only
+    when it fails are the poses checked one by one to name the offenders. Raises ValueError
+    naming ``name``.
     """
     try:
         array = np.ascontiguousarray(poses, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ValueError(f'{name}: not an array of numbers ({error})') from None
+    if shape is not None and array.shape != shape:
+        raise ValueError(f'{name}: expected shape {shape}, got {array.shape}')
     if array.shape[-2:] != (4, 4):
         raise ValueError(f'{name}: expected (4, 4) homogeneous transforms, got {array.shape}')
     stack = array.reshape(-1, 4, 4)
-    finite = np.isfinite(stack).all(axis=(1, 2))
-    rotation = np.where(finite[:, None, None], stack[:, :3, :3], np.eye(3))
-    error = np.abs(np.einsum('kji,kjl->kil', rotation, rotation) - np.eye(3)).max(axis=(1, 2))
-    bad = ~finite
-    bad |= ~(error <= ROTATION_TOLERANCE)
-    bad |= np.abs(np.where(finite[:, None], stack[:, 3], 0.0)
-                  - [0.0, 0.0, 0.0, 1.0]).max(axis=1) > 0.0
-    bad |= np.linalg.det(rotation) < 0.0
-    if bad.any():
-        where = '' if array.ndim == 2 else f' at {np.flatnonzero(bad)[:10].tolist()}'
+    if first_invalid_pose(stack, ROTATION_TOLERANCE) >= 0:
+        bad = [i for i in range(stack.shape[0])
+               if first_invalid_pose(stack[i:i + 1], ROTATION_TOLERANCE) >= 0]
+        where = '' if array.ndim == 2 else f' at {bad[:10]}'
         raise ValueError(f'{name}: not a finite rigid transform{where} (rotation must be '
                          'orthonormal with determinant +1, last row [0, 0, 0, 1])')
-    return array
-
-
-def _single_pose(pose, name):
-    """Return a (4, 4) float64 pose, validated by the compiled check (numpy explains failures)."""
-    array = np.ascontiguousarray(pose, dtype=np.float64)
-    if array.shape != (4, 4) or first_invalid_pose(array.reshape(1, 4, 4),
-                                                   ROTATION_TOLERANCE) >= 0:
-        return check_poses(pose, name)  # raises with the reason
     return array
 
 
@@ -131,8 +121,8 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
         Distance, witness points, normal (A to B), status, error bound and counters.
 
     """
-    pose_a = _single_pose(pose_a, 'pose_a')
-    pose_b = _single_pose(pose_b, 'pose_b')
+    pose_a = check_poses(pose_a, 'pose_a', (4, 4))
+    pose_b = check_poses(pose_b, 'pose_b', (4, 4))
     if cache is None:
         cache = SimplexCache()
     cache._bind(a, b)

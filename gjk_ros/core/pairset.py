@@ -26,7 +26,7 @@ import numpy as np
 
 from ._jit import njit
 from .cache import cache_arrays, clear_row, copy_row, SimplexCache
-from .distance import check_poses, first_invalid_pose, ROTATION_TOLERANCE
+from .distance import check_poses
 from .epa import epa_workspace
 from .query import (output_arrays, query_pair, V_BOUND, V_DISTANCE, V_NORMAL, V_WITNESS_A,
                     V_WITNESS_B, workspace)
@@ -154,12 +154,7 @@ class PairSet:
             Pairs whose bounding spheres are farther apart get Status.BEYOND and NaN.
 
         """
-        poses = np.ascontiguousarray(poses, dtype=np.float64)
-        if poses.shape != (self.num_bodies, 4, 4):
-            raise ValueError(f'poses: expected shape ({self.num_bodies}, 4, 4), '
-                             f'got {poses.shape}')
-        if first_invalid_pose(poses, ROTATION_TOLERANCE) >= 0:
-            check_poses(poses, 'poses')  # raises, naming every offending body
+        poses = check_poses(poses, 'poses', (self.num_bodies, 4, 4))
         if active is None:
             active = self._all_active
         else:
