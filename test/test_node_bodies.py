@@ -69,13 +69,53 @@ def test_sources_and_expiry():
     assert [key for key, _ in bodies.keyed_pieces(LINK, 'hand')] == [('urdf', 0)]
 
 
-def test_names_are_append_only():
+def test_names_are_bounded_and_ids_never_reused():
     names = NameRegistry()
     assert names.id_of(LINK, 'arm') == (0, True)
     assert names.id_of(OBSTACLE, 'x/1') == (0, True)
     assert names.id_of(LINK, 'hand') == (1, True)
     assert names.id_of(LINK, 'arm') == (0, False)
-    assert names.as_dict() == {'links': ['arm', 'hand'], 'obstacles': ['x/1']}
+    assert names.as_dict() == {'links': {'0': 'arm', '1': 'hand'}, 'obstacles': {'0': 'x/1'}}
+    # Churn: bodies come and go; the table holds only the live ones and ids only grow.
+    for step in range(1, 1001):
+        names.keep_only(OBSTACLE, set())
+        assert names.id_of(OBSTACLE, 'churn/%d' % step) == (step, True)
+    assert names.as_dict()['obstacles'] == {'1000': 'churn/1000'}
+    assert names.keep_only(LINK, {'hand'}) and names.as_dict()['links'] == {'1': 'hand'}
+    assert names.id_of(LINK, 'arm') == (2, True)  # back, with a new id
+
+
+def test_name_ids_wrap_without_colliding():
+    names = NameRegistry()
+    names._next[OBSTACLE] = 2**32 - 1
+    assert names.id_of(OBSTACLE, 'a') == (2**32 - 1, True)
+    names._next[OBSTACLE] = 2**32 - 1  # pretend every id was handed out once
+    assert names.id_of(OBSTACLE, 'b') == (0, True)  # wrapped, skipping the live 2**32 - 1
+
+
+def test_pending_geometry_makes_the_body_pending_until_built():
+    bodies = BodyRegistry()
+    key = ('marker', 'p', 0)
+    bodies.set_pending(OBSTACLE, 'p/0', key)
+    assert bodies.names(OBSTACLE) == ['p/0'] and bodies.is_pending(OBSTACLE, 'p/0')
+    assert bodies.pieces(OBSTACLE, 'p/0') == [] and bodies.pending_count() == 1
+    version = bodies.version
+    bodies.set_piece(OBSTACLE, 'p/0', key, piece('p/0'))
+    assert not bodies.is_pending(OBSTACLE, 'p/0') and bodies.version > version
+    bodies.set_pending(OBSTACLE, 'p/0', key)  # new geometry: the old piece is dropped
+    assert bodies.pieces(OBSTACLE, 'p/0') == [] and bodies.is_pending(OBSTACLE, 'p/0')
+    bodies.set_error(OBSTACLE, 'p/0', key, 'too big')
+    assert not bodies.is_pending(OBSTACLE, 'p/0') and bodies.errors(OBSTACLE, 'p/0')
+    assert bodies.remove(OBSTACLE, 'p/0', key) and bodies.names(OBSTACLE) == []
+
+
+def test_expiry_spares_what_the_caller_keeps():
+    bodies = BodyRegistry()
+    bodies.set_piece(OBSTACLE, 'dead/0', ('marker', 'dead', 0), piece('dead/0'), expires=1.0)
+    bodies.set_piece(OBSTACLE, 'live/0', ('marker', 'live', 0), piece('live/0'), expires=1.0)
+    removed = bodies.expire(2.0, keep=lambda kind, name, key: key[1] == 'dead')
+    assert removed == [(OBSTACLE, 'live/0', ('marker', 'live', 0))]
+    assert bodies.names(OBSTACLE) == ['dead/0']
 
 
 def marker_message(ns, marker_id, action=0, x=0.0):
@@ -135,3 +175,14 @@ def test_problem_log_reports_once_and_on_recovery():
                             ('error', 'a rejected'), ('error', 'b rejected'),
                             ('info', 'a cleared')]
     assert problems.is_active(('body', 'b')) and not problems.is_active(('body', 'a'))
+
+
+def test_problem_log_is_bounded():
+    logger = RecordingLogger()
+    problems = ProblemLog(logger, capacity=10)
+    for index in range(10_000):
+        problems.report(('body', index), 'body %d rejected' % index)
+    assert len(problems.active()) == 10 and problems.suppressed == 9990
+    assert len(logger.lines) == 11  # ten problems and one "log is full" line
+    problems.keep_only(('body',), set())
+    assert problems.active() == {} and problems.suppressed == 0

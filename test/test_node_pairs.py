@@ -36,8 +36,9 @@ def tracked(uid):
     return TrackedPiece(uid, piece=None)
 
 
-LINKS = [('arm', 0, [tracked(0)], True), ('hand', 1, [tracked(1), tracked(2)], True)]
-OBSTACLES = [('a/0', 0, [tracked(3)], True), ('b/0', 1, [tracked(4)], True)]
+OK = PairStatus.VALID
+LINKS = [('arm', 0, [tracked(0)], OK), ('hand', 1, [tracked(1), tracked(2)], OK)]
+OBSTACLES = [('a/0', 0, [tracked(3)], OK), ('b/0', 1, [tracked(4)], OK)]
 
 
 def make_tracker(links=LINKS, obstacles=OBSTACLES, allowed=lambda link, obstacle: True):
@@ -116,7 +117,7 @@ def test_bad_input_marks_only_the_pairs_that_use_it():
 
 
 def test_rejected_body_is_invalid_without_pairs():
-    broken = [('c/0', 2, [], False)]
+    broken = [('c/0', 2, [], PairStatus.INVALID)]
     tracker = make_tracker(obstacles=OBSTACLES + broken)
     assert len(tracker.layout.records) == 6 and tracker.num_piece_pairs == 6
     records = tracker.compute(pieces_poses(tracker, random_poses(numpy.random.default_rng(3))),
@@ -155,3 +156,21 @@ def test_rebuild_carries_surviving_caches():
     assert tracker.computed_pairs == 6 and tracker.warm_pairs == 3
     truth = core_minimum((1, 2), (3,), poses)
     assert abs(records['distance'][2] - truth.distance) <= 1e-9
+
+
+def test_pending_body_is_pending_without_pairs():
+    building = [('d/0', 2, [], PairStatus.PENDING)]
+    tracker = make_tracker(obstacles=OBSTACLES + building)
+    assert tracker.num_piece_pairs == 6
+    records = tracker.compute(pieces_poses(tracker, random_poses(numpy.random.default_rng(4))),
+                              numpy.zeros(5, dtype=int), math.inf, 0.0)
+    pending = [r for r in records if r['obstacle_id'] == 2]
+    assert [r['status'] for r in pending] == [PairStatus.PENDING] * 2
+    assert all(math.isnan(r['distance']) for r in pending)
+    # A rejected link wins over a pending obstacle: INVALID is worse than PENDING.
+    tracker = make_tracker(links=LINKS + [('bad', 2, [], PairStatus.INVALID)],
+                           obstacles=OBSTACLES + building)
+    records = tracker.compute(pieces_poses(tracker, random_poses(numpy.random.default_rng(5))),
+                              numpy.zeros(5, dtype=int), math.inf, 0.0)
+    worst = [r for r in records if r['link_id'] == 2 and r['obstacle_id'] == 2]
+    assert [r['status'] for r in worst] == [PairStatus.INVALID]

@@ -129,11 +129,18 @@ def test_min_distance_fails_safe():
     assert min_distance(records) == -math.inf  # one STALE record
     records['status'][1] = PairStatus.BEYOND
     assert min_distance(records) == pytest.approx(0.19)  # approximate: distance - bound
+    assert min_distance(records, max_distance=0.1) == 0.1  # BEYOND: at least max_distance
+    assert min_distance(records, ready=False) == -math.inf
     records['status'][:] = PairStatus.BEYOND
-    assert min_distance(records) == math.inf
-    records['status'][3] = PairStatus.INVALID
-    assert min_distance(records) == -math.inf
-    assert min_distance(numpy.zeros(0, dtype=RECORD_DTYPE)) == math.inf
+    assert min_distance(records) == math.inf  # no max_distance: every pair beyond infinity
+    assert min_distance(records, max_distance=2.0) == 2.0
+    for unknown in (PairStatus.INVALID, PairStatus.STALE, PairStatus.PENDING):
+        records['status'][3] = unknown
+        assert min_distance(records) == -math.inf
+    empty = numpy.zeros(0, dtype=RECORD_DTYPE)
+    assert min_distance(empty) == -math.inf  # nothing in scope is not "clear" by default
+    assert min_distance(empty, allow_no_obstacles=True) == math.inf
+    assert min_distance(empty, ready=False, allow_no_obstacles=True) == -math.inf
 
 
 def test_markers_show_measured_pairs_only():

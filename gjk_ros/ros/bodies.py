@@ -23,7 +23,9 @@ A body is assembled from several sources, each owning some of its pieces under a
 
 A source can also leave an error on a body (geometry that was rejected). A body with an error
 is *invalid*: its pairs are published with status INVALID instead of a distance computed from
-part of its geometry, since a missing piece could be the closest one.
+part of its geometry, since a missing piece could be the closest one. A key can also be
+*pending*: its geometry is being built by the ingestion worker; the body's pairs are PENDING
+until the result arrives (a missing piece could be the closest one here too).
 
 Every accepted piece carries a ``uid`` that changes only when its shape changes, so that the
 pair tracker can keep the simplex caches of pieces that merely moved.
@@ -65,10 +67,11 @@ class TrackedPiece:
 class _Body:
     pieces: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)
+    pending: set = field(default_factory=set)
     expiry: dict = field(default_factory=dict)
 
     def is_empty(self):
-        return not self.pieces and not self.errors
+        return not self.pieces and not self.errors and not self.pending
 
 
 def same_shape(first, second):
@@ -111,9 +114,36 @@ class BodyRegistry:
         return [(key, body.pieces[key]) for key in sorted(body.pieces, key=repr)]
 
     def keys(self, kind, source):
-        """(name, key) of every piece or error whose key starts with ``source``."""
+        """(name, key) of every piece, error or pending key that starts with ``source``."""
         return [(name, key) for name, body in self._bodies[kind].items()
-                for key in list(body.pieces) + list(body.errors) if key[0] == source]
+                for key in _keys_of(body) if key[0] == source]
+
+    def is_pending(self, kind, name):
+        """Whether some geometry of this body is still being built."""
+        body = self._bodies[kind].get(name)
+        return body is not None and bool(body.pending)
+
+    def pending_count(self):
+        """Return the number of keys waiting for geometry, over every body."""
+        return sum(len(body.pending) for kind in (LINK, OBSTACLE)
+                   for body in self._bodies[kind].values())
+
+    def set_pending(self, kind, name, key, expires=None):
+        """
+        Mark the geometry a source owns under ``key`` as being built.
+
+        The old piece (or error) under the key is dropped: it no longer describes the body.
+        """
+        body = self._bodies[kind].setdefault(name, _Body())
+        if key in body.pending and key not in body.pieces and key not in body.errors:
+            body.expiry[key] = expires
+            return
+        body.pieces.pop(key, None)
+        body.errors.pop(key, None)
+        body.pending.add(key)
+        body.expiry[key] = expires
+        self.version += 1
+        self.revision += 1
 
     def errors(self, kind, name):
         """Return the reasons this body was rejected (empty if it is valid)."""
@@ -143,13 +173,25 @@ class BodyRegistry:
             self.version += 1
         if body.errors.pop(key, None) is not None:
             self.version += 1
+        if key in body.pending:
+            body.pending.discard(key)
+            self.version += 1
         body.expiry[key] = expires
+
+    def touch(self, kind, name, key, expires=None):
+        """A source re-sent ``key`` unchanged: renew its expiry (no layout change)."""
+        body = self._bodies[kind].get(name)
+        if body is not None and key in _keys_of(body):
+            body.expiry[key] = expires
 
     def set_error(self, kind, name, key, reason, expires=None):
         """Record that the geometry a source owns under ``key`` was rejected."""
         self.revision += 1
         body = self._bodies[kind].setdefault(name, _Body())
         if body.pieces.pop(key, None) is not None or body.errors.get(key) != reason:
+            self.version += 1
+        if key in body.pending:
+            body.pending.discard(key)
             self.version += 1
         body.errors[key] = reason
         body.expiry[key] = expires
@@ -161,6 +203,8 @@ class BodyRegistry:
             return False
         found = body.pieces.pop(key, None) is not None
         found = body.errors.pop(key, None) is not None or found
+        found = key in body.pending or found
+        body.pending.discard(key)
         body.expiry.pop(key, None)
         if body.is_empty():
             del self._bodies[kind][name]
@@ -180,17 +224,24 @@ class BodyRegistry:
 
         """
         doomed = [(name, key) for name, body in self._bodies[kind].items()
-                  for key in list(body.pieces) + list(body.errors) if predicate(name, key)]
+                  for key in _keys_of(body) if predicate(name, key)]
         for name, key in doomed:
             self.remove(kind, name, key)
         return doomed
 
-    def expire(self, now):
-        """Drop marker pieces and errors whose lifetime ended before ``now``."""
+    def expire(self, now, keep=None):
+        """
+        Drop marker pieces and errors whose lifetime ended before ``now``.
+
+        ``keep(kind, name, key)``, when given, spares a key even if it expired: the node spares
+        the markers of a source that went silent, whose lifetime must not make an obstacle
+        vanish (and ``~/min_distance`` grow) because its publisher died.
+        """
         removed = []
         for kind in (LINK, OBSTACLE):
             removed += [(kind, name, key) for name, key in self.remove_where(
-                kind, lambda name, key, kind=kind: self._expired(kind, name, key, now))]
+                kind, lambda name, key, kind=kind: self._expired(kind, name, key, now)
+                and not (keep is not None and keep(kind, name, key)))]
         return removed
 
     def _expired(self, kind, name, key, now):
@@ -205,14 +256,19 @@ class BodyRegistry:
 
 class NameRegistry:
     """
-    Append-only name lists: the position of a name is its id, forever.
+    Ids of the bodies that exist now; an id is never reused.
 
-    A removed body keeps its id, so an id seen in an old message never changes meaning.
+    Each kind counts ids up from 0 (uint32, as the ``~/distances`` fields). A body keeps its id
+    while it exists; a body that disappears loses its name entry, and if it comes back it gets
+    a new id. So the registry (and ``~/names``) is bounded by the live bodies, however many come
+    and go, and an id in an old message never names another body.
     """
 
+    _ID_LIMIT = 2 ** 32
+
     def __init__(self):
-        self._names = {LINK: [], OBSTACLE: []}
         self._ids = {LINK: {}, OBSTACLE: {}}
+        self._next = {LINK: 0, OBSTACLE: 0}
 
     def id_of(self, kind, name):
         """
@@ -227,10 +283,48 @@ class NameRegistry:
         ids = self._ids[kind]
         if name in ids:
             return ids[name], False
-        ids[name] = len(self._names[kind])
-        self._names[kind].append(name)
+        ids[name] = self._take_id(kind)
         return ids[name], True
 
+    def _take_id(self, kind):
+        # 2**32 ids outlast any deployment (136 years at one new body per second); wrap
+        # around anyway rather than overflow the uint32 field, skipping ids still in use.
+        in_use = set(self._ids[kind].values())
+        while True:
+            candidate = self._next[kind]
+            self._next[kind] = (candidate + 1) % self._ID_LIMIT
+            if candidate not in in_use:
+                return candidate
+
+    def keep_only(self, kind, names):
+        """
+        Forget every name of ``kind`` not in ``names``.
+
+        Returns
+        -------
+        bool
+            Whether a name was forgotten.
+
+        """
+        ids = self._ids[kind]
+        gone = [name for name in ids if name not in names]
+        for name in gone:
+            del ids[name]
+        return bool(gone)
+
     def as_dict(self):
-        """``{'links': [...], 'obstacles': [...]}``, the ``~/names`` payload."""
-        return {'links': list(self._names[LINK]), 'obstacles': list(self._names[OBSTACLE])}
+        """``{'links': {id: name}, 'obstacles': {id: name}}``, the ``~/names`` payload."""
+        return {'links': {str(i): name for name, i in sorted(self._ids[LINK].items(),
+                                                             key=lambda item: item[1])},
+                'obstacles': {str(i): name for name, i in sorted(
+                    self._ids[OBSTACLE].items(), key=lambda item: item[1])}}
+
+    def names_by_id(self, kind):
+        """Return ``{id: name}`` of one kind."""
+        return {i: name for name, i in self._ids[kind].items()}
+
+
+def _keys_of(body):
+    return list(body.pieces) + list(body.errors) + [key for key in body.pending
+                                                     if key not in body.pieces
+                                                     and key not in body.errors]

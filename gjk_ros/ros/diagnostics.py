@@ -15,11 +15,13 @@
 """
 ``/diagnostics`` entries of the node (diagnostic_updater is not available everywhere).
 
-Entry names start with the node's name, as diagnostic_updater does, so several node instances
-on one graph stay apart:
+Entry names are ``<node>: <task>`` as diagnostic_updater writes them, where ``<node>`` is the
+node's fully qualified name without the leading '/' (diagnostic_updater uses the bare node
+name; the namespace is kept so that several instances on one graph stay apart), and
+``hardware_id`` is 'none', diagnostic_updater's convention for software with no device:
 
 - ``<node>: compute``: compute time per cycle, pair counts, cache hit rate;
-- ``<node>: inputs``: input ages, stale/missing/invalid frames (WARN / ERROR);
+- ``<node>: inputs``: readiness, input ages, stale sources and frames (WARN / ERROR);
 - ``<node>: link <name>``: closest obstacle of each tracked link, and its record statuses;
 - ``<node>: rejected <kind> <name>``: one ERROR per body whose geometry was rejected;
 - ``<node>: robot_description``: ERROR while the last URDF could not be parsed.
@@ -33,6 +35,12 @@ from gjk_ros.ros.records import PairStatus
 import numpy
 
 __all__ = ['CycleStats', 'compute_status', 'inputs_status', 'link_statuses', 'error_status']
+
+# diagnostic_updater asks software nodes without a device to say 'none'.
+HARDWARE_ID = 'none'
+# At most this many 'rejected ...' entries per message: hostile input must not make
+# /diagnostics grow without bound (the count of the rest is in the inputs entry).
+MAX_ERROR_ENTRIES = 50
 
 OK = DiagnosticStatus.OK
 WARN = DiagnosticStatus.WARN
@@ -77,6 +85,12 @@ class InputAges:
     stale_frames: list = field(default_factory=list)
     missing_frames: list = field(default_factory=list)
     invalid_frames: list = field(default_factory=list)
+    not_ready: list = field(default_factory=list)
+    stale_sources: list = field(default_factory=list)
+    source_ages: dict = field(default_factory=dict)
+    pending_bodies: int = 0
+    suppressed_problems: int = 0
+    duplicates: int = 0
 
 
 def _values(**items):
@@ -85,7 +99,7 @@ def _values(**items):
 
 def _status(node_name, name, level, message, values=()):
     return DiagnosticStatus(level=level, name='%s: %s' % (node_name, name), message=message,
-                            hardware_id=node_name, values=list(values))
+                            hardware_id=HARDWARE_ID, values=list(values))
 
 
 def _age_text(age):
@@ -93,13 +107,15 @@ def _age_text(age):
 
 
 def compute_status(node_name, stats, num_records, num_piece_pairs, rate_hz):
-    """Build the compute entry: time per cycle, pair counts, cache hit rate."""
+    """Build the compute entry: whole cycle time (headline), core time, pairs, hit rate."""
     cycles = max(stats.cycles, 1)
     hit_rate = stats.warm_pairs / stats.computed_pairs if stats.computed_pairs else 0.0
     mean_iterations = stats.iterations / stats.computed_pairs if stats.computed_pairs else 0.0
     mean_ms = 1e3 * stats.total_time / cycles
-    level = WARN if stats.max_time > 1.0 / rate_hz else OK
-    message = '%d pairs, %.3f ms per cycle' % (num_records, mean_ms)
+    cycle_ms = 1e3 * stats.cycle_time / cycles
+    level = WARN if stats.cycle_time / cycles > 1.0 / rate_hz else OK
+    message = '%d pairs, %.3f ms per cycle (%.3f ms in the core), %d cycles' % (
+        num_records, cycle_ms, mean_ms, stats.cycles)
     if level == WARN:
         message += ', slower than rate_hz'
     return _status(node_name, 'compute', level, message, _values(
@@ -118,18 +134,30 @@ def compute_status(node_name, stats, num_records, num_piece_pairs, rate_hz):
     ))
 
 
+def _listed(names, most=5):
+    shown = ', '.join(names[:most])
+    return shown + (' and %d more' % (len(names) - most) if len(names) > most else '')
+
+
 def inputs_status(node_name, ages, tf_timeout):
-    """Build the inputs entry: ages and frames that make pairs STALE or INVALID."""
+    """Build the inputs entry: readiness, ages, sources and frames that make pairs unknown."""
     level, problems = OK, []
+    if ages.not_ready:
+        level = ERROR
+        problems.append('not ready (~/min_distance -inf): %s' % '; '.join(ages.not_ready))
     if ages.invalid_frames:
         level = ERROR
-        problems.append('non-finite transform: %s' % ', '.join(ages.invalid_frames))
-    if ages.stale_frames or ages.missing_frames:
+        problems.append('invalid transform: %s' % _listed(ages.invalid_frames))
+    if ages.stale_frames or ages.missing_frames or ages.stale_sources or ages.duplicates:
         level = max(level, WARN)
+    if ages.stale_sources:
+        problems.append('silent obstacle sources: %s' % _listed(ages.stale_sources))
     if ages.stale_frames:
-        problems.append('stale (> %g s): %s' % (tf_timeout, ', '.join(ages.stale_frames)))
+        problems.append('stale (> %g s): %s' % (tf_timeout, _listed(ages.stale_frames)))
     if ages.missing_frames:
-        problems.append('no transform: %s' % ', '.join(ages.missing_frames))
+        problems.append('no transform: %s' % _listed(ages.missing_frames))
+    if ages.duplicates:
+        problems.append('%d other node(s) with this name' % ages.duplicates)
     return _status(node_name, 'inputs', level, '; '.join(problems) or 'ok', _values(
         tf_age_s=_age_text(ages.tf),
         tf_static_age_s=_age_text(ages.tf_static),
@@ -140,6 +168,12 @@ def inputs_status(node_name, ages, tf_timeout):
         stale_frames=' '.join(ages.stale_frames),
         missing_frames=' '.join(ages.missing_frames),
         invalid_frames=' '.join(ages.invalid_frames),
+        not_ready=' | '.join(ages.not_ready),
+        stale_sources=' '.join(ages.stale_sources),
+        pending_bodies=ages.pending_bodies,
+        suppressed_problems=ages.suppressed_problems,
+        **{'source_age_s %s' % source: '%.3f' % age
+           for source, age in sorted(ages.source_ages.items())[:20]},
     ))
 
 
@@ -156,7 +190,7 @@ def _link_summary(node_name, link, rows, obstacle_names):
     closest, distance = '', math.nan
     if measured.any():
         index = int(numpy.argmin(numpy.where(measured, rows['distance'], numpy.inf)))
-        closest = obstacle_names[int(rows['obstacle_id'][index])]
+        closest = obstacle_names.get(int(rows['obstacle_id'][index]), '')
         distance = float(rows['distance'][index])
         message = 'closest: %s at %.4f m' % (closest, distance)
     elif len(rows) and (status == PairStatus.BEYOND).all():
@@ -181,7 +215,7 @@ def link_statuses(node_name, records, link_names, obstacle_names, tracked_links)
         Prefix of the entry names.
     records : (r,) RECORD_DTYPE array
         The last published records.
-    link_names, obstacle_names : list of str
+    link_names, obstacle_names : dict of int to str
         Id -> name.
     tracked_links : iterable of int
         Ids of the links in scope (a link with no obstacle still gets an entry).
@@ -190,7 +224,8 @@ def link_statuses(node_name, records, link_names, obstacle_names, tracked_links)
     entries = []
     for link_id in sorted(tracked_links):
         rows = records[records['link_id'] == link_id]
-        entries.append(_link_summary(node_name, link_names[link_id], rows, obstacle_names))
+        entries.append(_link_summary(node_name, link_names.get(link_id, str(link_id)), rows,
+                                     obstacle_names))
     return entries
 
 

@@ -13,12 +13,15 @@
 # limitations under the License.
 
 """
-Latest-only mailboxes between the subscription callbacks and the compute timer.
+Latest-only mailboxes between the ingestion callbacks and the compute cycle, and the log.
 
-Callbacks only store; the timer takes what arrived since the last cycle. Markers are coalesced
-per (ns, id), so a flood of messages about the same marker costs one conversion per cycle,
-however many messages arrived.
+Ingestion callbacks only store; the compute cycle takes what arrived since the last cycle.
+Markers are coalesced per (ns, id), so a flood of messages about the same marker costs one
+update per cycle, however many messages arrived. The inbox is filled by the ingestion thread
+and emptied by the compute thread, hence its lock (held for dictionary updates only).
 """
+
+import threading
 
 __all__ = ['MarkerInbox', 'ProblemLog']
 
@@ -39,16 +42,17 @@ class MarkerInbox:
     def __init__(self):
         self._pending = {}
         self._clears = []
+        self._lock = threading.Lock()
         self.last_received = None
-        self.messages = 0
 
     def put(self, marker, received):
-        """Store one marker (any action)."""
-        self.last_received = received
-        if marker.action == _DELETEALL:
-            self._clear(marker.ns)
-        else:
-            self._pending[(marker.ns, marker.id)] = (marker, received)
+        """Store one marker (any action; anything with ``ns``, ``id`` and ``action``)."""
+        with self._lock:
+            self.last_received = received
+            if marker.action == _DELETEALL:
+                self._clear(marker.ns)
+            else:
+                self._pending[(marker.ns, marker.id)] = (marker, received)
 
     def _clear(self, namespace):
         if not namespace:
@@ -69,8 +73,9 @@ class MarkerInbox:
         tuple of (list of str, list of (Marker, float))
 
         """
-        clears, markers = self._clears, list(self._pending.values())
-        self._clears, self._pending = [], {}
+        with self._lock:
+            clears, markers = self._clears, list(self._pending.values())
+            self._clears, self._pending = [], {}
         return clears, markers
 
 
@@ -79,18 +84,31 @@ class ProblemLog:
     Log each problem once, when it appears, and once more when it goes away.
 
     Problems are keyed; a key stays active (and silent) until ``resolve`` or ``keep_only``
-    drops it, so a cycle that sees the same fault again logs nothing.
+    drops it, so a cycle that sees the same fault again logs nothing. At most ``capacity``
+    problems are kept: beyond that, new ones are counted (``suppressed``) and one line says
+    that the log is full, so hostile input cannot grow the node's memory or flood /rosout.
     """
 
-    def __init__(self, logger):
+    def __init__(self, logger, capacity=256):
         self._logger = logger
         self._active = {}
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self.suppressed = 0
 
     def report(self, key, message, level='error'):
         """Log ``message`` at ``level`` ('warning' or 'error') unless ``key`` is active."""
-        if key in self._active:
-            return False
-        self._active[key] = message
+        with self._lock:
+            if key in self._active:
+                return False
+            if len(self._active) >= self._capacity:
+                self.suppressed += 1
+                if self.suppressed == 1:
+                    self._logger.error('more than %d distinct problems at once; further ones '
+                                       'are counted in /diagnostics, not logged'
+                                       % self._capacity)
+                return False
+            self._active[key] = message
         # rclpy fixes the severity of each logging call site, hence one call per level.
         if level == 'error':
             self._logger.error(message)
@@ -100,7 +118,11 @@ class ProblemLog:
 
     def resolve(self, key, message=None):
         """Drop ``key``; log ``message`` (info) if it was active."""
-        if self._active.pop(key, None) is not None and message:
+        with self._lock:
+            found = self._active.pop(key, None) is not None
+            if len(self._active) < self._capacity:
+                self.suppressed = 0
+        if found and message:
             self._logger.info(message)
 
     def keep_only(self, prefix, keys, message=None):
@@ -109,10 +131,18 @@ class ProblemLog:
 
         ``message(key)`` gives the info line for a resolved key (None logs nothing).
         """
-        for key in [key for key in self._active if key[:len(prefix)] == prefix]:
+        with self._lock:
+            mine = [key for key in self._active if key[:len(prefix)] == prefix]
+        for key in mine:
             if key not in keys:
                 self.resolve(key, message(key) if message else None)
 
     def is_active(self, key):
         """Whether ``key`` is currently reported."""
         return key in self._active
+
+    def active(self, prefix=()):
+        """``{key: message}`` of the active problems whose key starts with ``prefix``."""
+        with self._lock:
+            return {key: message for key, message in self._active.items()
+                    if key[:len(prefix)] == prefix}

@@ -65,23 +65,47 @@ def make_cloud(records, header):
     return cloud
 
 
-def min_distance(records):
+def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=False):
     """
-    Smallest signed distance over the records, fail-safe.
+    Smallest signed distance over the records, fail-safe: anything unknown is contact.
 
-    STALE and INVALID records count as -inf (unknown is treated as contact); APPROXIMATE ones
-    count as ``distance - error_bound`` (the lower end of what the truth may be); BEYOND ones
-    are ignored. With no measured record the result is +inf.
+    Parameters
+    ----------
+    records : (r,) RECORD_DTYPE array
+        This cycle's records.
+    ready : bool
+        False while the node cannot vouch for its scope (no robot model, a link without a
+        transform, a silent required source, parameter bodies not built): the result is -inf.
+    max_distance : float
+        A BEYOND record is at least this far (its bounding spheres are farther apart), so it
+        counts as this lower bound, never as +inf.
+    allow_no_obstacles : bool
+        Whether an empty scope (no record) may read +inf; otherwise it is -inf.
+
+    Returns
+    -------
+    float
+        -inf if not ready or if any record is STALE, INVALID or PENDING; else the minimum of
+        VALID distances, APPROXIMATE ``distance - error_bound`` and BEYOND ``max_distance``;
+        with no record, +inf if ``allow_no_obstacles`` else -inf.
+
     """
     status = records['status']
-    if numpy.isin(status, (PairStatus.STALE, PairStatus.INVALID)).any():
+    if not ready or numpy.isin(status, _UNKNOWN).any():
         return -math.inf
+    if not len(records):
+        return math.inf if allow_no_obstacles else -math.inf
+    approximate = status == PairStatus.APPROXIMATE
     values = numpy.concatenate([
         records['distance'][status == PairStatus.VALID],
-        records['distance'][status == PairStatus.APPROXIMATE]
-        - records['error_bound'][status == PairStatus.APPROXIMATE],
+        records['distance'][approximate] - records['error_bound'][approximate],
+        numpy.full(int((status == PairStatus.BEYOND).sum()), max_distance),
     ])
-    return float(values.min()) if values.size else math.inf
+    return float(values.min())
+
+
+# Statuses that carry no measurement and no bound: unknown is treated as contact.
+_UNKNOWN = (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING)
 
 
 def distance_colour(distance, scale):

@@ -50,8 +50,10 @@ class RecordSpec:
     """
     One (link, obstacle) record and the slice of piece pairs it reduces.
 
-    ``invalid`` marks a record one of whose bodies was rejected: it has no piece pairs to
-    compute from that could be trusted, so it is always INVALID.
+    ``state`` is the worse body state of the two: VALID when both bodies are complete,
+    PENDING when some geometry is still being built, INVALID when some geometry was rejected.
+    A record that is not VALID here has no piece pairs (a missing piece could be the closest)
+    and is published with that status.
     """
 
     link: str
@@ -60,7 +62,7 @@ class RecordSpec:
     obstacle_id: int
     start: int
     stop: int
-    invalid: bool
+    state: int
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,9 @@ def build_layout(links, obstacles, pair_allowed):
 
     Parameters
     ----------
-    links, obstacles : list of (str, int, list of TrackedPiece, bool)
-        (name, id, pieces, is_valid) of each body in scope.
+    links, obstacles : list of (str, int, list of TrackedPiece, int)
+        (name, id, pieces, state) of each body in scope; state is PairStatus.VALID,
+        PENDING or INVALID (see ``RecordSpec``).
     pair_allowed : callable(str, str) -> bool
         The allowed-pairs filter.
 
@@ -109,20 +112,26 @@ def build_layout(links, obstacles, pair_allowed):
         return piece_index[tracked.uid]
 
     pairs, records = [], []
-    for link, link_id, link_pieces, link_valid in sorted(links, key=lambda body: body[1]):
-        for obstacle, obstacle_id, obstacle_pieces, obstacle_valid in sorted(
+    for link, link_id, link_pieces, link_state in sorted(links, key=lambda body: body[1]):
+        for obstacle, obstacle_id, obstacle_pieces, obstacle_state in sorted(
                 obstacles, key=lambda body: body[1]):
             if not pair_allowed(link, obstacle):
                 continue
             start = len(pairs)
-            valid = link_valid and obstacle_valid
-            if valid:
+            state = _worse_state(link_state, obstacle_state)
+            if state == PairStatus.VALID:
                 pairs += [(index_of(a), index_of(b)) for a in link_pieces
                           for b in obstacle_pieces]
             records.append(RecordSpec(link, obstacle, link_id, obstacle_id, start, len(pairs),
-                                      not valid))
+                                      state))
     pair_array = numpy.array(pairs, dtype=numpy.int64).reshape(-1, 2)
     return TrackerLayout(piece_uids, pair_array, records)
+
+
+def _worse_state(first, second):
+    """INVALID wins over PENDING, which wins over VALID."""
+    rank = {PairStatus.VALID: 0, PairStatus.PENDING: 1, PairStatus.INVALID: 2}
+    return first if rank[first] >= rank[second] else second
 
 
 class PairTracker:
@@ -207,7 +216,9 @@ class PairTracker:
             records[name] = numpy.nan
         records['link_id'] = specs.link_id
         records['obstacle_id'] = specs.obstacle_id
-        status = numpy.full(specs.count, PairStatus.INVALID, dtype=numpy.uint8)
+        # Without piece pairs nothing is computed: a VALID body state alone is no measurement.
+        status = numpy.where(specs.state == PairStatus.VALID, PairStatus.INVALID,
+                             specs.state).astype(numpy.uint8)
         if self._pair_set is not None:
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
@@ -242,14 +253,16 @@ class PairTracker:
             return numpy.bincount(owner, weights=mask, minlength=specs.count) > 0
 
         invalid = any_per_record(pair_inputs == InputState.INVALID)
-        invalid |= specs.invalid
-        stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid
-        has_measure = any_per_record(measured) & ~invalid & ~stale
+        invalid |= specs.state == PairStatus.INVALID
+        pending = (specs.state == PairStatus.PENDING) & ~invalid
+        stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid & ~pending
+        has_measure = any_per_record(measured) & ~invalid & ~stale & ~pending
         order = numpy.lexsort((distance, owner))
         best = order[numpy.minimum(starts, max(len(order) - 1, 0))]
         status[:] = PairStatus.INVALID
+        status[pending] = PairStatus.PENDING
         status[stale] = PairStatus.STALE
-        status[~invalid & ~stale & ~has_measure] = PairStatus.BEYOND
+        status[~invalid & ~stale & ~pending & ~has_measure] = PairStatus.BEYOND
         rows = numpy.flatnonzero(has_measure)
         best = best[rows]
         finite = numpy.isfinite(pair_set.distance[best]) & \
@@ -278,9 +291,9 @@ class _SpecArrays:
     Building them from the spec list on every cycle was O(records) Python work per cycle.
     """
 
-    def __init__(self, link_id, obstacle_id, start, owner, invalid):
+    def __init__(self, link_id, obstacle_id, start, owner, state):
         self.link_id, self.obstacle_id, self.start = link_id, obstacle_id, start
-        self.owner, self.invalid = owner, invalid
+        self.owner, self.state = owner, state
         self.count = link_id.size
 
     @classmethod
@@ -290,7 +303,7 @@ class _SpecArrays:
         return cls(numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32),
                    numpy.array([spec.obstacle_id for spec in specs], dtype=numpy.uint32),
                    start, numpy.repeat(numpy.arange(len(specs)), counts),
-                   numpy.array([spec.invalid for spec in specs], dtype=bool))
+                   numpy.array([spec.state for spec in specs], dtype=numpy.int64))
 
 
 def _fill_vectors(records, rows, names, values):

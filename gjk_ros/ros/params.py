@@ -56,8 +56,34 @@ PARAMETERS = (
                   'Compute and publish rate, Hz. Each cycle uses the latest input only.',
                   low=0.0, high=1000.0, positive=True),
     ParameterSpec('tf_timeout', 'double', 0.5,
-                  'Seconds after which a dynamic transform (received on /tf) is stale; pairs '
+                  'Seconds after which a chain of /tf transforms is stale, measured from its '
+                  'latest common header.stamp on the node clock (Nav2 source_timeout); pairs '
                   'that depend on it are published with status STALE until it is updated.',
+                  low=0.0, high=3600.0, positive=True),
+    ParameterSpec('tf_buffer_duration', 'double', 10.0,
+                  'Seconds of /tf history kept per frame (tf2 cache_time), for interpolation '
+                  'and for markers placed at their header.stamp (frame_locked false).',
+                  low=0.0, high=3600.0, positive=True),
+    ParameterSpec('obstacle_timeout', 'double', 2.0,
+                  'Seconds after which a marker namespace (an obstacle source) that published '
+                  'nothing is silent: its bodies stay, with status STALE, until it publishes '
+                  'again (Nav2 source_timeout). 0 disables the check.',
+                  low=0.0, high=3600.0),
+    ParameterSpec('static_obstacle_namespaces', 'string_array', [],
+                  'fnmatch patterns of marker namespaces published once (latched maps, '
+                  'fixtures): they never go stale.'),
+    ParameterSpec('required_obstacle_sources', 'string_array', [],
+                  'Marker namespaces that must have published, and be fresh, before '
+                  '~/min_distance is anything but -inf (e.g. the perception pipeline).'),
+    ParameterSpec('allow_no_obstacles', 'bool', False,
+                  'Whether ~/min_distance may be +inf when no obstacle is in scope; false '
+                  'makes an empty scope read -inf (nothing known is not "clear").'),
+    ParameterSpec('require_robot_description', 'bool', True,
+                  'Whether ~/min_distance stays -inf until robot_description was received and '
+                  'built (false: links come only from link_geometry and ~/links).'),
+    ParameterSpec('robot_description_timeout', 'double', 5.0,
+                  'Seconds after start-up without robot_description before it is reported as '
+                  'an error (usually a missing remap under a namespace).',
                   low=0.0, high=3600.0, positive=True),
     ParameterSpec('max_distance', 'double', 1.0,
                   'Pairs whose bounding spheres are farther apart than this (metres, after '
@@ -83,6 +109,31 @@ PARAMETERS = (
     ParameterSpec('link_geometry', 'string', '',
                   'Extra collision pieces for links (a tool, a held part), in the '
                   'static_obstacles format where name is the link; empty for none.'),
+    ParameterSpec('max_points', 'integer', 200_000,
+                  'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; '
+                  'a bigger body is rejected with a reason naming it.', low=1, high=10**8),
+    ParameterSpec('max_markers_per_message', 'integer', 10_000,
+                  'Most markers in one MarkerArray; a bigger message is ignored (its sources '
+                  'are not refreshed, so their obstacles go STALE).', low=1, high=10**7),
+    ParameterSpec('max_mesh_bytes', 'integer', 64 * 2**20,
+                  'Largest mesh file or MeshFile payload, bytes.', low=1, high=2**40),
+    ParameterSpec('max_mesh_triangles', 'integer', 2_000_000,
+                  'Most triangles in one mesh.', low=1, high=10**9),
+    ParameterSpec('max_description_bytes', 'integer', 16 * 2**20,
+                  'Largest robot_description, bytes.', low=1, high=2**40),
+    ParameterSpec('max_parameter_bytes', 'integer', 2**20,
+                  'Largest static_obstacles / link_geometry text, bytes.', low=1, high=2**31),
+    ParameterSpec('max_nesting', 'integer', 32,
+                  'Deepest nesting of static_obstacles / link_geometry YAML.', low=1,
+                  high=1000),
+    ParameterSpec('max_yaml_nodes', 'integer', 100_000,
+                  'Most YAML nodes (aliases counted) in static_obstacles / link_geometry.',
+                  low=1, high=10**8),
+    ParameterSpec('ingest_timeout', 'double', 10.0,
+                  'Seconds the geometry worker may spend on one body before it is stopped '
+                  'and the body rejected.', low=0.0, high=3600.0, positive=True),
+    ParameterSpec('ingest_memory_mb', 'integer', 2048,
+                  'Memory limit of the geometry worker process, MiB.', low=64, high=2**20),
     ParameterSpec('publish_markers', 'bool', True,
                   'Publish witness segments on ~/markers for RViz.'),
     ParameterSpec('hill_climbing', 'bool', True,
@@ -93,10 +144,17 @@ PARAMETERS = (
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 
+LIMIT_PARAMETERS = frozenset({
+    'max_points', 'max_markers_per_message', 'max_mesh_bytes', 'max_mesh_triangles',
+    'max_description_bytes', 'max_parameter_bytes', 'max_nesting', 'max_yaml_nodes',
+    'ingest_timeout', 'ingest_memory_mb'})
+"""The parameters that bound input (see ``Config.ingest_limits``)."""
+
 _PYTHON_TYPES = {
     'string': (str,),
     'double': (float, int),
     'bool': (bool,),
+    'integer': (int,),
     # Any array type: an empty array of whatever type means "no patterns" (see the node).
     'string_array': (list, tuple, array.array),
 }
@@ -143,10 +201,10 @@ def validate_parameter(name, value):
     spec = _SPECS.get(name)
     if spec is None:
         return None
-    if isinstance(value, bool) and spec.kind == 'double' or \
+    if isinstance(value, bool) and spec.kind in ('double', 'integer') or \
             not isinstance(value, _PYTHON_TYPES[spec.kind]):
         return 'expected a %s, got %r' % (spec.kind.replace('_', ' '), value)
-    if spec.kind == 'double':
+    if spec.kind in ('double', 'integer'):
         return _validate_double(spec, float(value))
     if spec.kind == 'string_array':
         return _validate_patterns(spec, value)
@@ -246,6 +304,13 @@ class Config:
     fixed_frame: str = 'world'
     rate_hz: float = 30.0
     tf_timeout: float = 0.5
+    tf_buffer_duration: float = 10.0
+    obstacle_timeout: float = 2.0
+    static_obstacle_namespaces: tuple = ()
+    required_obstacle_sources: tuple = ()
+    allow_no_obstacles: bool = False
+    require_robot_description: bool = True
+    robot_description_timeout: float = 5.0
     max_distance: float = 1.0
     link_include: tuple = ('*',)
     link_exclude: tuple = ()
@@ -255,6 +320,16 @@ class Config:
     padding: float = 0.0
     static_obstacles: str = ''
     link_geometry: str = ''
+    max_points: int = 200_000
+    max_markers_per_message: int = 10_000
+    max_mesh_bytes: int = 64 * 2**20
+    max_mesh_triangles: int = 2_000_000
+    max_description_bytes: int = 16 * 2**20
+    max_parameter_bytes: int = 2**20
+    max_nesting: int = 32
+    max_yaml_nodes: int = 100_000
+    ingest_timeout: float = 10.0
+    ingest_memory_mb: int = 2048
     publish_markers: bool = True
     hill_climbing: bool = True
     tracking: bool = True
@@ -279,6 +354,17 @@ class Config:
                 value = value.strip('/')
             kwargs[spec.name] = value
         return cls(**kwargs)
+
+    def ingest_limits(self):
+        """The input limits as the ingestion path takes them."""
+        from gjk_ros.ros.ingestion import IngestLimits
+        return IngestLimits(
+            max_points=self.max_points, max_markers_per_message=self.max_markers_per_message,
+            max_mesh_bytes=self.max_mesh_bytes, max_mesh_triangles=self.max_mesh_triangles,
+            max_description_bytes=self.max_description_bytes,
+            max_parameter_bytes=self.max_parameter_bytes, max_nesting=self.max_nesting,
+            max_yaml_nodes=self.max_yaml_nodes, job_timeout_s=self.ingest_timeout,
+            worker_memory_mb=self.ingest_memory_mb)
 
     def link_in_scope(self, name):
         """Whether a link is tracked (include/exclude patterns)."""

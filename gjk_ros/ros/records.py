@@ -50,6 +50,8 @@ class PairStatus(enum.IntEnum):
     """The iteration cap was hit: ``distance`` is within ``error_bound`` of the truth."""
     BEYOND = 4
     """Skipped: the bounding spheres are farther apart than ``max_distance``."""
+    PENDING = 5
+    """A body's geometry is still being built (or waits for TF at its stamp); no distance yet."""
 
 
 # PointField datatype codes (sensor_msgs/PointField constants), kept here so that reading

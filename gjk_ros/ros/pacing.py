@@ -1,0 +1,83 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+When to run a compute cycle: on new TF, at most ``rate_hz`` on average.
+
+The node computes when a transform arrives (so the output follows the input within one cycle's
+work, not up to one timer period later) and, from a watchdog timer, when no transform came for
+a period (so outputs keep coming, as STALE, when TF stops). A token bucket caps the average
+rate: each cycle spends one token, tokens refill at ``rate_hz`` and the bucket holds at most
+``burst`` of them, so the jitter of a TF stream at exactly ``rate_hz`` does not make every
+other message miss its cycle, and the long-run rate never exceeds ``rate_hz``.
+"""
+
+__all__ = ['CyclePacer']
+
+
+class CyclePacer:
+    """
+    A token bucket over cycles.
+
+    Parameters
+    ----------
+    rate_hz : float
+        Longest-run cycle rate, > 0.
+    burst : float
+        Most tokens kept, >= 1; 1.5 lets a cycle come up to half a period early.
+
+    """
+
+    def __init__(self, rate_hz, burst=1.5):
+        self._rate_hz = float(rate_hz)
+        self._burst = float(burst)
+        self._tokens = self._burst
+        self._updated = None
+        self.last_cycle = None
+
+    @property
+    def period(self):
+        """Seconds between cycles at ``rate_hz``."""
+        return 1.0 / self._rate_hz
+
+    def set_rate(self, rate_hz):
+        """Change the rate; the tokens already earned are kept."""
+        self._rate_hz = float(rate_hz)
+
+    def _refill(self, now):
+        if self._updated is not None and now > self._updated:
+            self._tokens = min(self._burst,
+                               self._tokens + (now - self._updated) * self._rate_hz)
+        self._updated = now if self._updated is None else max(self._updated, now)
+
+    def try_start(self, now):
+        """
+        Take a token for a cycle starting at ``now`` (monotonic seconds) if one is available.
+
+        Returns
+        -------
+        bool
+            True if the cycle may run (the token is spent).
+
+        """
+        self._refill(now)
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        self.last_cycle = now
+        return True
+
+    def overdue(self, now):
+        """Whether no cycle ran for a whole period (the watchdog's test)."""
+        return self.last_cycle is None or now - self.last_cycle >= self.period
