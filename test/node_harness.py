@@ -255,12 +255,16 @@ class Scene:
         self._dynamic = {}
         self._static = {}
         self._tf_paused = False
+        self._live_markers = {'obstacles': {}, 'links': {}}
+        self._markers_paused = False
         self.latest = {}
         self.counts = {}
+        self.histories = {}
         self.diagnostics = []
         self._make_publishers()
         self._make_subscriptions()
         self.node.create_timer(TF_REPUBLISH_PERIOD, self._republish_tf)
+        self.node.create_timer(TF_REPUBLISH_PERIOD, self._republish_markers)
         self._executor = SingleThreadedExecutor(context=self.context)
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._spin, daemon=True)
@@ -318,7 +322,19 @@ class Scene:
             with self._lock:
                 self.latest[name] = msg
                 self.counts[name] = self.counts.get(name, 0) + 1
+                if name in self.histories:
+                    self.histories[name].append(msg)
         return keep
+
+    def start_history(self, name):
+        """Keep every message of an output from now on (see ``history``)."""
+        with self._lock:
+            self.histories[name] = []
+
+    def history(self, name):
+        """Every message of ``name`` since ``start_history``."""
+        with self._lock:
+            return list(self.histories.get(name, []))
 
     def _on_diagnostics(self, msg):
         with self._lock:
@@ -342,9 +358,13 @@ class Scene:
 
     # -- publishing --------------------------------------------------------------------------
 
-    def _transform(self, parent, child, xyz, quaternion):
+    def _transform(self, parent, child, xyz, quaternion, stamp_ns=None):
         transform = TransformStamped()
-        transform.header.stamp = self.node.get_clock().now().to_msg()
+        if stamp_ns is None:
+            transform.header.stamp = self.node.get_clock().now().to_msg()
+        else:
+            transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(
+                int(stamp_ns), 1_000_000_000)
         transform.header.frame_id = parent
         transform.child_frame_id = child
         transform.transform.translation.x, transform.transform.translation.y, \
@@ -359,6 +379,16 @@ class Scene:
             self._dynamic[child] = (parent, tuple(xyz), tuple(quaternion))
         self.tf_pub.publish(TFMessage(transforms=[self._transform(parent, child, xyz,
                                                                   quaternion)]))
+
+    def send_tf_once(self, parent, child, xyz=(0.0, 0.0, 0.0),
+                     quaternion=(0.0, 0.0, 0.0, 1.0), stamp_ns=None):
+        """Publish one dynamic transform once, with an explicit stamp (not republished)."""
+        self.tf_pub.publish(TFMessage(transforms=[self._transform(parent, child, xyz,
+                                                                  quaternion, stamp_ns)]))
+
+    def now_ns(self):
+        """Return the scene's clock (the node's system clock too), nanoseconds."""
+        return self.node.get_clock().now().nanoseconds
 
     def forget_tf(self, child):
         """Stop republishing one dynamic transform."""
@@ -390,10 +420,54 @@ class Scene:
         """Publish a robot description (latched)."""
         self.urdf_pub.publish(String(data=urdf))
 
-    def send_markers(self, markers, topic='obstacles'):
-        """Publish a MarkerArray on the node's ~/obstacles or ~/links."""
-        publisher = self.obstacles_pub if topic == 'obstacles' else self.links_pub
-        publisher.publish(MarkerArray(markers=list(markers)))
+    def send_markers(self, markers, topic='obstacles', repeat=True):
+        """
+        Publish a MarkerArray on the node's ~/obstacles or ~/links.
+
+        With ``repeat`` the scene behaves like a live perception source: it republishes its
+        current markers (ADDs, minus DELETEs and DELETEALLs) at 20 Hz until paused, so their
+        namespaces stay fresh. Without it the message goes out once.
+        """
+        markers = list(markers)
+        if repeat:
+            with self._lock:
+                self._remember_markers(self._live_markers[topic], markers)
+        self._publisher_of(topic).publish(MarkerArray(markers=markers))
+
+    def _publisher_of(self, topic):
+        return self.obstacles_pub if topic == 'obstacles' else self.links_pub
+
+    @staticmethod
+    def _remember_markers(live, markers):
+        for item in markers:
+            if item.action == Marker.DELETEALL:
+                for key in [key for key in live if not item.ns or key[0] == item.ns]:
+                    del live[key]
+            elif item.action == Marker.DELETE:
+                live.pop((item.ns, item.id), None)
+            else:
+                live[(item.ns, item.id)] = item
+
+    def pause_markers(self, paused=True):
+        """Stop (or resume) republishing the live markers: the sources go silent."""
+        with self._lock:
+            self._markers_paused = paused
+
+    def forget_markers(self, topic='obstacles', namespace=None):
+        """Stop republishing the markers of a namespace (all if None) without deleting them."""
+        with self._lock:
+            live = self._live_markers[topic]
+            for key in [key for key in live if namespace is None or key[0] == namespace]:
+                del live[key]
+
+    def _republish_markers(self):
+        with self._lock:
+            if self._markers_paused:
+                return
+            batches = {topic: list(live.values())
+                       for topic, live in self._live_markers.items() if live}
+        for topic, markers in batches.items():
+            self._publisher_of(topic).publish(MarkerArray(markers=markers))
 
     # -- waiting -----------------------------------------------------------------------------
 
@@ -416,9 +490,18 @@ class Scene:
             return self.counts.get(name, 0)
 
     def names(self):
-        """Latest ``~/names`` as a dict, or None."""
+        """Latest ``~/names`` as ``{'links': {id: name}, 'obstacles': {id: name}}``, or None."""
         message = self.message('names')
-        return None if message is None else json.loads(message.data)
+        if message is None:
+            return None
+        names = json.loads(message.data)
+        return {kind: {int(key): value for key, value in names[kind].items()}
+                for kind in ('links', 'obstacles')}
+
+    def name_list(self, kind='links'):
+        """Names of one kind ('links' or 'obstacles') in id order; [] before ~/names."""
+        names = self.names()
+        return [] if names is None else [names[kind][i] for i in sorted(names[kind])]
 
     def records(self):
         """Return the latest ``~/distances`` read with the latest names, or None."""
@@ -470,9 +553,10 @@ def find_record(records, link, obstacle):
 
 def marker(ns, marker_id, marker_type=Marker.CUBE, frame_id='world', xyz=(0.0, 0.0, 0.0),
            quaternion=(0.0, 0.0, 0.0, 1.0), scale=(0.1, 0.1, 0.1), action=Marker.ADD,
-           lifetime=0.0, points=(), mesh_resource=''):
+           lifetime=0.0, points=(), mesh_resource='', frame_locked=False):
     """Build a visualization_msgs/Marker with the fields the node reads."""
-    result = Marker(ns=ns, id=marker_id, type=marker_type, action=action)
+    result = Marker(ns=ns, id=marker_id, type=marker_type, action=action,
+                    frame_locked=frame_locked)
     result.header.frame_id = frame_id
     result.pose.position.x, result.pose.position.y, result.pose.position.z = \
         (float(v) for v in xyz)

@@ -236,3 +236,16 @@ def test_bad_sizes_are_rejected(build):
 def test_support_rejects_a_zero_direction():
     with pytest.raises(ValueError, match='direction'):
         ConvexPolytope.box([1.0, 1.0, 1.0]).support([0.0, 0.0, 0.0])
+
+
+def test_pickled_copy_is_the_same_shape_under_its_own_key():
+    """The node's worker process sends polytopes by pickle: a copy must never share a key."""
+    import pickle
+    rng = numpy.random.default_rng(11)
+    for shape in (ConvexPolytope.from_points(rng.normal(size=(40, 3))),
+                  ConvexPolytope.sphere(0.2), ConvexPolytope.box([0.1, 0.2, 0.3])):
+        copy = pickle.loads(pickle.dumps(shape))
+        assert copy._key != shape._key
+        assert numpy.array_equal(copy.vertices, shape.vertices)
+        assert numpy.array_equal(copy.neighbor_indices, shape.neighbor_indices)
+        assert copy.radius == shape.radius and copy.kind == shape.kind

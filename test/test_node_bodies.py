@@ -12,14 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Node bookkeeping: bodies and their pieces, append-only names, marker inbox, problem log."""
+"""Node bookkeeping: bodies and their pieces, bounded names, the problem log."""
 
-from types import SimpleNamespace
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import CollisionPiece
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
-from gjk_ros.ros.inbox import MarkerInbox, ProblemLog
+from gjk_ros.ros.problems import ProblemLog
 import numpy
 
 
@@ -113,38 +112,9 @@ def test_expiry_spares_what_the_caller_keeps():
     bodies = BodyRegistry()
     bodies.set_piece(OBSTACLE, 'dead/0', ('marker', 'dead', 0), piece('dead/0'), expires=1.0)
     bodies.set_piece(OBSTACLE, 'live/0', ('marker', 'live', 0), piece('live/0'), expires=1.0)
-    removed = bodies.expire(2.0, keep=lambda kind, name, key: key[1] == 'dead')
+    removed = bodies.expire(2.0, keep=lambda kind, name, key, expires: key[1] == 'dead')
     assert removed == [(OBSTACLE, 'live/0', ('marker', 'live', 0))]
     assert bodies.names(OBSTACLE) == ['dead/0']
-
-
-def marker_message(ns, marker_id, action=0, x=0.0):
-    return SimpleNamespace(ns=ns, id=marker_id, action=action, x=x)
-
-
-def test_inbox_keeps_the_latest_marker_of_each_id():
-    inbox = MarkerInbox()
-    for step in range(10_000):
-        inbox.put(marker_message('flood', 0, x=step), received=float(step))
-    inbox.put(marker_message('other', 3), received=1e4)
-    clears, markers = inbox.take()
-    assert clears == [] and len(markers) == 2
-    assert {(m.ns, m.id, m.x) for m, _ in markers} == {('flood', 0, 9999), ('other', 3, 0.0)}
-    assert inbox.take() == ([], [])
-
-
-def test_inbox_deleteall_orders_like_the_messages():
-    inbox = MarkerInbox()
-    inbox.put(marker_message('a', 0), 0.0)
-    inbox.put(marker_message('b', 0), 0.0)
-    inbox.put(marker_message('a', 0, action=3), 0.0)   # DELETEALL in namespace a
-    inbox.put(marker_message('a', 1), 0.0)
-    clears, markers = inbox.take()
-    assert clears == ['a'] and {(m.ns, m.id) for m, _ in markers} == {('b', 0), ('a', 1)}
-    inbox.put(marker_message('b', 5), 0.0)
-    inbox.put(marker_message('', 0, action=3), 0.0)    # DELETEALL everything
-    clears, markers = inbox.take()
-    assert clears == [''] and markers == []
 
 
 class RecordingLogger:

@@ -73,7 +73,7 @@ def scene(node):
         scene.send_tf('base', 'hand', *HAND_POSE)
         scene.send_urdf(URDF)
         scene.wait_for_subscribers('obstacles', node_process=node)
-        wait_until(lambda: scene.names() and {'arm', 'hand'} <= set(scene.names()['links']),
+        wait_until(lambda: {'arm', 'hand'} <= set(scene.name_list('links')),
                    STARTUP_TIMEOUT, 'the links on ~/names', node_process=node)
         yield scene
 
@@ -134,8 +134,9 @@ def test_link_and_cube(scene, node, namespace, gap):
 
 def test_moving_obstacle_frame(scene, node, namespace):
     half = 0.04
+    # frame_locked: the obstacle moves with its frame (false would leave it where first seen).
     scene.send_markers([marker(namespace, 0, frame_id='mover', xyz=(0.0, 0.1, 0.0),
-                               scale=(2 * half,) * 3)])
+                               scale=(2 * half,) * 3, frame_locked=True)])
     shape = ConvexPolytope.box([half] * 3)
     try:
         for frame_xyz in [(0.5, 0.0, 0.5), (0.3, -0.2, 0.6), (0.12, 0.0, 0.5)]:
@@ -155,7 +156,7 @@ def test_obstacle_added_modified_deleted(scene, node, namespace):
                                scale=(0.2, 0.2, 0.2))])
     sphere = ConvexPolytope.sphere(0.1)
     wait_for_pair(scene, node, 'arm', name, expected(*arm(), sphere, matrix(centre)))
-    obstacle_id = scene.names()['obstacles'].index(name)
+    obstacle_id = find_record(scene.records(), 'arm', name).obstacle_id
 
     scene.send_markers([marker(namespace, 7, marker_type=Marker.SPHERE, xyz=centre,
                                scale=(0.5, 0.5, 0.5))])
@@ -166,19 +167,27 @@ def test_obstacle_added_modified_deleted(scene, node, namespace):
     records = scene.wait_for_records(lambda records: find_record(records, 'arm', name) is None,
                                      what='%s deleted' % name, node_process=node)
     assert find_record(records, 'hand', name) is None
-    # Append-only names: the deleted obstacle keeps its id.
-    assert scene.names()['obstacles'][obstacle_id] == name
+    # Bounded names: the deleted obstacle leaves ~/names; its id is never given to another.
+    wait_until(lambda: name not in scene.name_list('obstacles'), what='%s off ~/names' % name)
+    scene.send_markers([marker(namespace, 7, marker_type=Marker.SPHERE, xyz=centre,
+                               scale=(0.2, 0.2, 0.2))])
+    records = wait_for_pair(scene, node, 'arm', name, expected(*arm(), sphere, matrix(centre)))
+    assert find_record(records, 'arm', name).obstacle_id > obstacle_id
 
 
 def test_obstacle_expires(scene, node, namespace):
     name = namespace + '/1'
     centre = (0.0, 0.6, 0.5)
-    scene.send_markers([marker(namespace, 1, xyz=centre, scale=(0.1, 0.1, 0.1), lifetime=1.5)])
+    # Sent once, while the source keeps publishing another marker: the lifetime alone
+    # removes it, as in RViz (a source that died would leave it STALE: test_node_failsafe).
+    scene.send_markers([marker(namespace, 1, xyz=centre, scale=(0.1, 0.1, 0.1), lifetime=1.5)],
+                       repeat=False)
+    scene.send_markers([marker(namespace, 9, xyz=(5.0, 5.0, 5.0))])
     wait_for_pair(scene, node, 'arm', name,
                   expected(*arm(), *cube_obstacle(0.05, centre)))
-    # Nothing else is sent: the lifetime alone removes it.
     scene.wait_for_records(lambda records: find_record(records, 'arm', name) is None,
                            what='%s to expire' % name, node_process=node)
+    scene.send_markers([marker(namespace, 9, action=Marker.DELETE)])
 
 
 def test_link_with_two_pieces_uses_the_closest(scene, node, namespace):
@@ -260,7 +269,7 @@ def test_links_marker_adds_a_piece_to_its_frame_link(scene, node, namespace):
         with_tool = expected(ConvexPolytope.sphere(0.1), tool_pose, *cube)
         assert with_tool.distance < expected(*arm(), *cube).distance - 0.1
         wait_for_pair(scene, node, 'arm', namespace + '/0', with_tool)
-        assert 'tool/0' not in scene.names()['links']  # the tool is not a link of its own
+        assert 'tool/0' not in scene.name_list('links')  # the tool is not a link of its own
     finally:
         scene.send_markers([marker('tool', 0, action=Marker.DELETE)], topic='links')
     wait_for_pair(scene, node, 'arm', namespace + '/0', expected(*arm(), *cube))

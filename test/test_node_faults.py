@@ -101,7 +101,7 @@ def assert_unmeasured(record):
 def test_tf_stops_then_resumes(scene, node, namespace):
     name = namespace + '/0'
     scene.send_tf('world', 'conveyor', (0.6, 0.0, 0.0))
-    scene.send_markers([marker(namespace, 0, frame_id='conveyor')])
+    scene.send_markers([marker(namespace, 0, frame_id='conveyor', frame_locked=True)])
     scene.wait_for_records(status_of(name, PairStatus.VALID), node_process=node)
     scene.pause_tf()
     try:
@@ -122,12 +122,12 @@ def test_tf_stops_then_resumes(scene, node, namespace):
 
 def test_nan_pose_is_invalid_and_recovers(scene, node, namespace):
     name = namespace + '/0'
-    scene.send_markers([marker(namespace, 0, frame_id='nan_frame')])
+    scene.send_markers([marker(namespace, 0, frame_id='nan_frame', frame_locked=True)])
     scene.send_tf('world', 'nan_frame', (math.nan, 0.0, 0.0))
     records = scene.wait_for_records(status_of(name, PairStatus.INVALID), node_process=node)
     assert healthy_is_valid(records)
     assert_unmeasured(find_record(records, 'arm', name))
-    assert_reported_once(scene, node, 'non-finite transform', "'nan_frame'")
+    assert_reported_once(scene, node, 'invalid transform (non-finite', "'nan_frame'")
     scene.send_tf('world', 'nan_frame', (0.7, 0.0, 0.0))
     scene.wait_for_records(status_of(name, PairStatus.VALID), what='recovery',
                            node_process=node)
@@ -136,11 +136,11 @@ def test_nan_pose_is_invalid_and_recovers(scene, node, namespace):
 
 def test_unknown_frame_is_stale(scene, node, namespace):
     name = namespace + '/0'
-    scene.send_markers([marker(namespace, 0, frame_id='no_such_frame')])
+    scene.send_markers([marker(namespace, 0, frame_id='no_such_frame', frame_locked=True)])
     records = scene.wait_for_records(status_of(name, PairStatus.STALE), node_process=node)
     assert healthy_is_valid(records)
     assert_reported_once(scene, node, "unknown frame 'no_such_frame'")
-    inputs = scene.diagnostic_statuses()['/gjk_distance: inputs']
+    inputs = scene.diagnostic_statuses()['gjk_distance: inputs']
     assert inputs.level == DiagnosticStatus.WARN and 'no_such_frame' in inputs.message
 
 
@@ -159,7 +159,7 @@ def test_bad_marker_is_rejected_once(scene, node, namespace, bad_marker, reason)
     # The same bad marker again is the same problem: still one line.
     scene.send_markers([marker(namespace, 0, xyz=(0.5, 0.0, 0.0), **bad_marker)])
     assert_reported_once(scene, node, "obstacle '%s' rejected" % name, reason)
-    entry = scene.diagnostic_statuses()['/gjk_distance: rejected obstacle %s' % name]
+    entry = scene.diagnostic_statuses()['gjk_distance: rejected obstacle %s' % name]
     assert entry.level == DiagnosticStatus.ERROR and reason in entry.message
 
 
@@ -168,10 +168,10 @@ def test_malformed_urdf_keeps_the_previous_model(scene, node):
     assert_reported_once(scene, node, 'robot_description rejected')
     records = scene.wait_for_records(healthy_is_valid, node_process=node)
     assert find_record(records, 'arm', HEALTHY).status == PairStatus.VALID
-    entry = scene.diagnostic_statuses()['/gjk_distance: robot_description']
+    entry = scene.diagnostic_statuses()['gjk_distance: robot_description']
     assert entry.level == DiagnosticStatus.ERROR
     scene.send_urdf(URDF)
-    wait_until(lambda: '/gjk_distance: robot_description' not in scene.diagnostic_statuses(),
+    wait_until(lambda: 'gjk_distance: robot_description' not in scene.diagnostic_statuses(),
                what='the robot_description error to clear')
 
 
@@ -186,7 +186,7 @@ def test_urdf_link_with_missing_mesh(scene, node):
                                          node_process=node)
         assert healthy_is_valid(records)
         assert_reported_once(scene, node, "link 'gripper' rejected", 'gripper.stl')
-        entry = scene.diagnostic_statuses()['/gjk_distance: link gripper']
+        entry = scene.diagnostic_statuses()['gjk_distance: link gripper']
         assert entry.level == DiagnosticStatus.ERROR
     finally:
         scene.send_urdf(URDF)

@@ -67,8 +67,9 @@ def test_late_joiners(ros_env, tmp_path):
             with Scene(domain) as late:
                 late.subscribe('tf_static', TFMessage, '/tf_static', LATCHED_QOS)
                 wait_until(lambda: late.names() is not None, what='~/names for a late joiner')
-                assert late.names() == names == {'links': ['arm', 'hand'],
-                                                 'obstacles': ['late/0']}
+                assert late.names() == names
+                assert late.name_list('links') == ['arm', 'hand']
+                assert late.name_list('obstacles') == ['late/0']
                 wait_until(lambda: late.message('tf_static'), what='/tf_static, latched')
                 frames = {t.child_frame_id for t in late.message('tf_static').transforms}
                 assert frames == {'arm', 'hand'}
@@ -97,5 +98,5 @@ def test_namespaced_instances_split_the_links(ros_env, tmp_path):
                                                      STARTUP_TIMEOUT, node_process=right)
         assert {r.link for r in left_records} == {'arm'}
         assert {r.link for r in right_records} == {'hand'}
-        assert left_scene.names()['links'] == ['arm']
-        assert right_scene.names()['links'] == ['hand']
+        assert left_scene.name_list('links') == ['arm']
+        assert right_scene.name_list('links') == ['hand']

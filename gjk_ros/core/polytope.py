@@ -180,6 +180,16 @@ class ConvexPolytope:
         self._key = next(_next_key)
         self._scene = self._make_scene()
 
+    def __reduce__(self):
+        """
+        Pickle as the constructor's arguments, so that an unpickled copy gets its own key.
+
+        The key identifies a body to the simplex caches; a copy made in another process (the
+        node's geometry worker) must never share a key with a different body here.
+        """
+        return (_rebuild, (self._vertices, self._offsets, self._indices, self._radius,
+                           self._kind, self._cylinder))
+
     # Constructors ------------------------------------------------------------------------------
 
     @classmethod
@@ -324,3 +334,9 @@ class ConvexPolytope:
         """Build a one-body scene in the layout PairSet uses (see ``scene.build_scene``)."""
         from .scene import build_scene
         return build_scene([self])
+
+
+def _rebuild(vertices, offsets, indices, radius, kind, cylinder):
+    """Unpickle a ConvexPolytope (see ``ConvexPolytope.__reduce__``)."""
+    return ConvexPolytope(vertices, offsets, indices, radius=radius, kind=kind,
+                          cylinder=cylinder)

@@ -179,7 +179,7 @@ class BodyRegistry:
         body.expiry[key] = expires
 
     def touch(self, kind, name, key, expires=None):
-        """A source re-sent ``key`` unchanged: renew its expiry (no layout change)."""
+        """Renew the expiry of a key its source re-sent unchanged (no layout change)."""
         body = self._bodies[kind].get(name)
         if body is not None and key in _keys_of(body):
             body.expiry[key] = expires
@@ -233,16 +233,22 @@ class BodyRegistry:
         """
         Drop marker pieces and errors whose lifetime ended before ``now``.
 
-        ``keep(kind, name, key)``, when given, spares a key even if it expired: the node spares
-        the markers of a source that went silent, whose lifetime must not make an obstacle
-        vanish (and ``~/min_distance`` grow) because its publisher died.
+        ``keep(kind, name, key, expires)``, when given, spares a key even if it expired: the
+        node spares the markers of a source not heard since they expired, whose lifetime must
+        not make an obstacle vanish (and ``~/min_distance`` grow) because its publisher died.
         """
         removed = []
         for kind in (LINK, OBSTACLE):
             removed += [(kind, name, key) for name, key in self.remove_where(
                 kind, lambda name, key, kind=kind: self._expired(kind, name, key, now)
-                and not (keep is not None and keep(kind, name, key)))]
+                and not (keep is not None and keep(kind, name, key,
+                                                   self.expires(kind, name, key))))]
         return removed
+
+    def expires(self, kind, name, key):
+        """Expiry time of a key (None: never)."""
+        body = self._bodies[kind].get(name)
+        return None if body is None else body.expiry.get(key)
 
     def _expired(self, kind, name, key, now):
         expires = self._bodies[kind][name].expiry.get(key)
@@ -325,6 +331,5 @@ class NameRegistry:
 
 
 def _keys_of(body):
-    return list(body.pieces) + list(body.errors) + [key for key in body.pending
-                                                     if key not in body.pieces
-                                                     and key not in body.errors]
+    extra = [key for key in body.pending if key not in body.pieces and key not in body.errors]
+    return list(body.pieces) + list(body.errors) + extra

@@ -15,27 +15,35 @@
 """
 The ``gjk_distance`` node: tracked distances between robot links and obstacles.
 
-Inputs are stored by the subscription callbacks (latest only) and consumed by one timer at
-``rate_hz``, which rebuilds the pair layout when bodies change, composes the piece poses from
-its own TF tree, runs one core ``PairSet.update`` and publishes. A message flood therefore
-never queues work: at most one conversion per marker and one URDF parse happen per cycle.
+Three paths that never wait on each other (README, "Architecture"):
+
+- **TF** (compute callback group): ``/tf`` and ``/tf_static`` are read raw and decoded into
+  the node's own ``TfBuffer`` (time-sorted per edge, tf2's semantics: tf2_ros is not
+  installable everywhere). A new transform may start a compute cycle (rate-capped).
+- **Ingestion** (ingestion callback group and a worker process): markers and
+  ``robot_description`` are checked against the input limits and turned into plain-data jobs;
+  the worker process builds hulls, meshes and URDF pieces with a time and memory limit.
+- **Compute** (compute callback group): applies what ingestion finished, composes every
+  piece's pose, runs one ``PairSet.update`` and publishes. A watchdog timer keeps the outputs
+  coming at ``rate_hz`` when TF stops.
 
 Choices a user may need to know (also in the README):
 
-- A pair whose frame is unknown (no chain of transforms to ``fixed_frame``) or whose newest
-  dynamic transform is older than ``tf_timeout`` is STALE; a non-finite transform makes it
-  INVALID. Both recover by themselves when good transforms arrive.
-- Marker lifetimes count from the receive time (as RViz does): publishers often leave
-  ``header.stamp`` zero, and a clock offset between machines would expire markers early.
-- ``~/links`` markers add pieces to the link named by the marker's ``header.frame_id`` (a
-  tool held by ``tool0`` becomes part of ``tool0``); ``ns``/``id`` only identify the marker.
-- A marker republished with only a new pose (or frame) reuses its convex piece and keeps its
-  tracked simplex: perception stacks republish every obstacle each frame.
-- A body with rejected geometry (one log line, one diagnostics ERROR) keeps its name, and its
-  pairs are INVALID: a missing piece could be the closest one, so no distance is made up.
+- A pair is STALE when a transform chain it needs is older than ``tf_timeout`` (from the
+  stamp), unknown, or its obstacle source went silent; INVALID when a transform or composed
+  pose is non-finite or absurd, or the body's geometry was rejected; PENDING while the body's
+  geometry is being built. All recover by themselves when good data arrives.
+- ``~/min_distance`` is -inf until the node is ready (robot model built, every link in scope
+  has a transform, required obstacle sources heard, parameter bodies built) and whenever a
+  pair in scope is not measured; see ``outputs.min_distance``.
+- Marker lifetimes count from the receive time (as RViz does); a silent source's markers do
+  not expire (they go STALE instead), so a dead publisher never makes an obstacle vanish.
+- ``~/links`` markers add pieces to the link named by the marker's ``header.frame_id``.
+- A body with rejected geometry keeps its name and its pairs are INVALID: a missing piece
+  could be the closest one, so no distance is made up.
 """
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 import json
 import math
 import sys
@@ -44,22 +52,28 @@ import time
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.core import ConvexPolytope, PairSet
-from gjk_ros.models import (marker_to_piece, ModelError, parse_urdf_collisions,
-                            piece_from_description, pose_to_matrix, ResourceResolver)
+from gjk_ros.models import ModelError, piece_from_description
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
-from gjk_ros.ros.frame_tree import FrameStatus, FrameTree, transform_values
-from gjk_ros.ros.inbox import MarkerInbox, ProblemLog
+from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry
 from gjk_ros.ros.outputs import make_cloud, make_markers, min_distance
+from gjk_ros.ros.pacing import CyclePacer
 from gjk_ros.ros.pairs import build_layout, InputState, PairTracker
-from gjk_ros.ros.params import (Config, PARAMETERS, parse_body_descriptions,
+from gjk_ros.ros.params import (Config, LIMIT_PARAMETERS, PARAMETERS, parse_body_descriptions,
                                 validate_parameter)
+from gjk_ros.ros.placement import MarkerPlacement
+from gjk_ros.ros.problems import ProblemLog
+from gjk_ros.ros.records import PairStatus
+from gjk_ros.ros.sources import SourceMonitor
+from gjk_ros.ros.tf_buffer import (decode_tf_message, MAX_COORDINATE, rotation_matrix,
+                                   TfBuffer, TfStatus)
 import numpy
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                SetParametersResult)
 import rclpy
 from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
                               ParameterException)
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -89,17 +103,26 @@ OUTPUT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                         durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
 
 DIAGNOSTICS_PERIOD = 1.0  # seconds, diagnostic_updater's default
+# Finished ingestion results applied per cycle: each is a cheap registry update, but a burst of
+# thousands (a huge MarkerArray) must be spread over cycles rather than delay one.
+RESULTS_PER_CYCLE = 200
+# ~/markers is for eyes: at most this rate, whatever rate_hz is.
+MARKERS_PERIOD = 0.1
+# A composed rotation further than this from orthonormal is not a rigid transform.
+ROTATION_TOLERANCE = 1e-6
 
 _INPUT_OF_FRAME = {
-    FrameStatus.OK: InputState.OK,
-    FrameStatus.STALE: InputState.STALE,
-    FrameStatus.MISSING: InputState.STALE,
-    FrameStatus.INVALID: InputState.INVALID,
+    TfStatus.OK: InputState.OK,
+    TfStatus.STALE: InputState.STALE,
+    TfStatus.MISSING: InputState.STALE,
+    TfStatus.EXTRAPOLATION: InputState.STALE,
+    TfStatus.INVALID: InputState.INVALID,
 }
 
 _PARAMETER_TYPES = {
     'string': Parameter.Type.STRING,
     'double': Parameter.Type.DOUBLE,
+    'integer': Parameter.Type.INTEGER,
     'bool': Parameter.Type.BOOL,
     'string_array': Parameter.Type.STRING_ARRAY,
 }
@@ -110,18 +133,44 @@ def _stamp_ns(stamp):
 
 
 def _time_msg(nanoseconds):
+    nanoseconds = max(int(nanoseconds), 0)
     return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
 
 
 def _descriptor(spec):
     descriptor = ParameterDescriptor(description=spec.description,
                                      type=_PARAMETER_TYPES[spec.kind].value)
-    if spec.kind == 'double' and math.isfinite(spec.low) and math.isfinite(spec.high):
+    finite = math.isfinite(spec.low) and math.isfinite(spec.high)
+    if spec.kind == 'double' and finite:
         descriptor.floating_point_range = [
             FloatingPointRange(from_value=spec.low, to_value=spec.high, step=0.0)]
+    if spec.kind == 'integer' and finite:
+        descriptor.integer_range = [
+            IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)]
     if spec.positive:
         descriptor.additional_constraints = 'must be > %g' % spec.low
     return descriptor
+
+
+@dataclass
+class _MarkerState:
+    """What the compute thread knows of one marker: its geometry and its placement."""
+
+    name: str
+    geometry_key: str
+    placement: MarkerPlacement
+    expires: object
+    built: bool = False
+
+
+@dataclass
+class _ModelState:
+    """The robot description: received, being built, built, or rejected."""
+
+    received: float = None
+    token: object = None
+    built: bool = False
+    error: str = None
 
 
 class DistanceNode(Node):
@@ -140,36 +189,46 @@ class DistanceNode(Node):
         self._problems = ProblemLog(self.get_logger())
         self._declare_parameters()
         self._config = self._read_config()
-        self._frames = FrameTree()
+        self._started = self._now()
+        self._last_now = self._started
+        self._frames = TfBuffer(self._config.tf_buffer_duration)
         self._bodies = BodyRegistry()
         self._names = NameRegistry()
-        self._resolver = ResourceResolver()
+        self._sources = SourceMonitor()
+        self._configure_sources()
+        self._ingestor = Ingestor(self._limits())
         self._tracker = PairTracker(self._config.hill_climbing, self._config.tracking)
-        self._inboxes = {OBSTACLE: MarkerInbox(), LINK: MarkerInbox()}
-        self._link_marker_bodies = {}
-        self._marker_shapes = {}
-        self._pending_description = None
-        self._description_error = None
+        self._last_marker_message = {OBSTACLE: None, LINK: None}
+        self._model = _ModelState()
+        self._markers = {}
+        self._model_warnings = ()
+        self._parameter_tokens = {}
         self._parameter_bodies_dirty = True
+        self._placement_revision = 0
         self._layout_key = None
         self._piece_locations = []
+        self._piece_sources = []
         self._locations = {}
         self._pose_cache = (None, None, None)
         self._tracked_link_ids = []
         self._last_records = None
+        self._last_ready = ([], False)
         self._frame_states = {}
-        self._received = {'tf': math.inf, 'tf_static': math.inf, 'robot_description': math.inf}
+        self._received = {'tf': math.inf, 'tf_static': math.inf}
+        self._last_markers_publish = -math.inf
+        self._duplicate_warned = False
         self._stats = diagnostics.CycleStats()
+        self._pacer = CyclePacer(self._config.rate_hz)
         self._make_publishers()
         self._make_subscriptions()
         self._warm_up()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
-        self._timer = self.create_timer(1.0 / self._config.rate_hz, self._on_timer)
+        self._watchdog = self.create_timer(self._pacer.period, self._on_watchdog)
         self._diagnostics_timer = self.create_timer(DIAGNOSTICS_PERIOD, self._on_diagnostics)
         self.get_logger().info(
-            "computing distances in '%s' at %g Hz" % (self._config.fixed_frame,
-                                                      self._config.rate_hz))
+            "computing distances in '%s' at up to %g Hz" % (self._config.fixed_frame,
+                                                            self._config.rate_hz))
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -207,6 +266,14 @@ class DistanceNode(Node):
         return Config.from_values({spec.name: self.get_parameter(spec.name).value
                                    for spec in PARAMETERS})
 
+    def _limits(self):
+        return self._config.ingest_limits()
+
+    def _configure_sources(self):
+        config = self._config
+        self._sources.configure(config.obstacle_timeout, config.static_obstacle_namespaces,
+                                config.required_obstacle_sources)
+
     def _make_publishers(self):
         self._distances_pub = self.create_publisher(PointCloud2, '~/distances', OUTPUT_QOS)
         self._names_pub = self.create_publisher(String, '~/names', LATCHED_QOS)
@@ -216,12 +283,21 @@ class DistanceNode(Node):
                                                       OUTPUT_QOS)
 
     def _make_subscriptions(self):
-        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
-        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
+        # /tf is read raw and decoded by TfBuffer's decoder: rclpy's message conversion made
+        # 1 kHz of 50-frame messages fall behind (issue 7).
+        # Everything is read raw: the node never converts a message itself (a 100 MB
+        # MarkerArray would hold the GIL for seconds); the geometry worker decodes markers.
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS, raw=True)
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS,
+                                 raw=True)
         self.create_subscription(String, 'robot_description', self._on_description,
-                                 LATCHED_QOS)
-        self.create_subscription(MarkerArray, '~/obstacles', self._on_obstacles, MARKER_QOS)
-        self.create_subscription(MarkerArray, '~/links', self._on_links, MARKER_QOS)
+                                 LATCHED_QOS, raw=True)
+        self.create_subscription(MarkerArray, '~/obstacles',
+                                 lambda data: self._on_markers(OBSTACLE, '~/obstacles', data),
+                                 MARKER_QOS, raw=True)
+        self.create_subscription(MarkerArray, '~/links',
+                                 lambda data: self._on_markers(LINK, '~/links', data),
+                                 MARKER_QOS, raw=True)
 
     def _warm_up(self):
         """Compile (or load from numba's cache) the core kernels before the first cycle."""
@@ -232,40 +308,73 @@ class DistanceNode(Node):
         PairSet([box, box], numpy.array([[0, 1]]), hill_climb=True, tracking=True).update(poses)
         self.get_logger().debug('core ready in %.2f s' % (time.perf_counter() - started))
 
+    def close(self):
+        """Stop the ingestion worker (the node is being destroyed)."""
+        self._ingestor.close()
+
     def _now(self):
         """Node-clock time in seconds (the clock of every receive time and expiry)."""
         return self.get_clock().now().nanoseconds * 1e-9
 
-    # -- callbacks: store only ---------------------------------------------------------------
+    # -- TF path (compute group) -------------------------------------------------------------
 
-    def _store_transforms(self, msg, static):
+    def _on_tf(self, data):
+        self._store_transforms(data, static=False)
+        if self._pacer.try_start(time.monotonic()):
+            self._run_cycle()
+
+    def _on_tf_static(self, data):
+        self._store_transforms(data, static=True)
+
+    def _store_transforms(self, data, static):
+        topic = '/tf_static' if static else '/tf'
+        try:
+            entries = decode_tf_message(data)
+        except ValueError as error:
+            self._problems.report(('input', topic, 'decode'),
+                                  'malformed %s message ignored: %s' % (topic, error))
+            return
+        self._problems.resolve(('input', topic, 'decode'))
+        now = self._now()
+        self._check_clock(now)
+        self._received['tf_static' if static else 'tf'] = now
+        self._frames.insert_message(entries, static)
+
+    def _check_clock(self, now):
+        """Clear the dynamic TF history when time jumps back, as tf2_ros's buffer does."""
+        if now < self._last_now:
+            self._frames.clear_dynamic()
+            self.get_logger().warning(
+                'time jumped back by %.3f s: cleared the /tf history (as tf2_ros does)'
+                % (self._last_now - now))
+        self._last_now = now
+
+    # -- ingestion path: bytes to the worker -------------------------------------------------
+
+    def _on_description(self, data):
+        self._model.received = self._now()
+        limit = self._config.max_description_bytes
+        if len(data) > limit + 8:  # the CDR header and string length
+            self._reject_description('%d bytes exceed max_description_bytes (%d)'
+                                     % (len(data), limit))
+            return
+        self._model.token = self._ingestor.submit(('urdf',), data)
+
+    def _on_markers(self, kind, topic, data):
         received = self._now()
-        self._received['tf_static' if static else 'tf'] = received
-        for transform in msg.transforms:
-            self._frames.set_transform(
-                transform.header.frame_id, transform.child_frame_id,
-                transform_values(transform.transform.translation, transform.transform.rotation),
-                _stamp_ns(transform.header.stamp), received, static)
-
-    def _on_tf(self, msg):
-        self._store_transforms(msg, static=False)
-
-    def _on_tf_static(self, msg):
-        self._store_transforms(msg, static=True)
-
-    def _on_description(self, msg):
-        self._received['robot_description'] = self._now()
-        self._pending_description = msg.data
-
-    def _on_obstacles(self, msg):
-        received = self._now()
-        for marker in msg.markers:
-            self._inboxes[OBSTACLE].put(marker, received)
-
-    def _on_links(self, msg):
-        received = self._now()
-        for marker in msg.markers:
-            self._inboxes[LINK].put(marker, received)
+        self._last_marker_message[kind] = received
+        limit = self._config.max_message_bytes
+        problem = ('input', topic)
+        if len(data) > limit:
+            reason = 'a %d-byte message exceeds max_message_bytes (%d)' % (len(data), limit)
+        elif not self._ingestor.submit_markers(kind, data, received):
+            reason = 'the geometry worker is behind; a message was dropped'
+        else:
+            self._problems.resolve(problem, '%s: messages accepted again' % topic)
+            return
+        # Dropped whole: its sources are not refreshed, so their obstacles go STALE.
+        self._problems.report(problem, '%s: %s (its sources are not refreshed)'
+                              % (topic, reason))
 
     # -- parameters --------------------------------------------------------------------------
 
@@ -273,102 +382,139 @@ class DistanceNode(Node):
         for parameter in parameters:
             reason = validate_parameter(parameter.name, parameter.value)
             if reason is None and parameter.name in ('static_obstacles', 'link_geometry'):
-                reason = self._check_descriptions(parameter.name, parameter.value)
+                reason = _check_primitive_pieces(parameter.value)
             if reason is not None:
                 return SetParametersResult(successful=False,
                                            reason='%s: %s' % (parameter.name, reason))
         return SetParametersResult(successful=True)
-
-    def _check_descriptions(self, name, text):
-        """Build the pieces of a body-description parameter; the first error, or None."""
-        kind = OBSTACLE if name == 'static_obstacles' else LINK
-        try:
-            for _, _, result in self._description_pieces(kind, text):
-                if isinstance(result, ModelError):
-                    return str(result)
-        except ValueError as error:
-            return str(error)
-        return None
 
     def _on_parameters_set(self, parameters):
         old = self._config
         self._config = self._read_config()
         changed = {parameter.name for parameter in parameters}
         if self._config.rate_hz != old.rate_hz:
-            self.destroy_timer(self._timer)
-            self._timer = self.create_timer(1.0 / self._config.rate_hz, self._on_timer)
+            self._pacer.set_rate(self._config.rate_hz)
+            self.destroy_timer(self._watchdog)
+            self._watchdog = self.create_timer(self._pacer.period, self._on_watchdog)
         if changed & {'static_obstacles', 'link_geometry', 'fixed_frame'}:
             self._parameter_bodies_dirty = True
+        if changed & {'obstacle_timeout', 'static_obstacle_namespaces',
+                      'required_obstacle_sources'}:
+            self._configure_sources()
+        if changed & LIMIT_PARAMETERS:
+            self._ingestor.set_limits(self._limits())
         if (old.hill_climbing, old.tracking) != (self._config.hill_climbing,
                                                  self._config.tracking):
             self._tracker = PairTracker(self._config.hill_climbing, self._config.tracking)
             self._layout_key = None
 
-    # -- the cycle ---------------------------------------------------------------------------
+    # -- the cycle (compute group) -----------------------------------------------------------
 
-    def _on_timer(self):
+    def _on_watchdog(self):
+        """Keep outputs coming when no TF arrives (they say STALE then)."""
+        now = time.monotonic()
+        if self._pacer.overdue(now) and self._pacer.try_start(now):
+            self._run_cycle()
+
+    def _run_cycle(self):
         started = time.perf_counter()
         try:
             self._cycle()
         except Exception as error:  # noqa: B902 -- the node must outlive any bad cycle
-            self._problems.report(('cycle', type(error).__name__, str(error)),
+            if not self.context.ok():
+                return  # shutting down: publishers are gone, nothing to report
+            self._problems.report(('cycle', type(error).__name__),
                                   'cycle failed: %s: %s' % (type(error).__name__, error))
-        # Whole cycle (inputs, poses, core, publishing), next to the core's compute time.
+        else:
+            self._problems.keep_only(('cycle',), set(), lambda key: 'cycles run again')
         self._stats.cycle_time += time.perf_counter() - started
 
     def _cycle(self):
         now = self._now()
-        self._apply_inputs(now)
+        self._check_clock(now)
+        self._take_inputs(now)
         self._refresh_layout()
         poses, inputs, stamp = self._piece_poses(now)
         started = time.perf_counter()
         records = self._tracker.compute(poses, inputs, self._config.max_distance,
                                         self._config.padding)
-        elapsed = time.perf_counter() - started
-        self._stats.add(elapsed, self._tracker.computed_pairs, self._tracker.warm_pairs,
-                        self._tracker.iterations)
-        self._last_records = records
-        self._publish(records, stamp or self.get_clock().now().nanoseconds)
+        self._stats.add(time.perf_counter() - started, self._tracker.computed_pairs,
+                        self._tracker.warm_pairs, self._tracker.iterations)
+        reasons = self._readiness(now)
+        self._last_records, self._last_ready = records, (reasons, not reasons)
+        self._publish(records, not reasons, stamp or self.get_clock().now().nanoseconds)
 
-    def _publish(self, records, stamp):
-        header = Header(frame_id=self._config.fixed_frame, stamp=_time_msg(stamp))
+    def _publish(self, records, ready, stamp):
+        config = self._config
+        header = Header(frame_id=config.fixed_frame, stamp=_time_msg(stamp))
         self._distances_pub.publish(make_cloud(records, header))
-        self._min_distance_pub.publish(Float64(data=min_distance(records)))
-        if self._config.publish_markers and self._markers_pub.get_subscription_count():
-            self._markers_pub.publish(make_markers(records, header, self._config.max_distance))
+        self._min_distance_pub.publish(Float64(data=min_distance(
+            records, ready, config.max_distance, config.allow_no_obstacles)))
+        monotonic = time.monotonic()
+        if config.publish_markers and monotonic - self._last_markers_publish >= MARKERS_PERIOD \
+                and self._markers_pub.get_subscription_count():
+            self._last_markers_publish = monotonic
+            self._markers_pub.publish(make_markers(records, header, config.max_distance))
 
-    # -- inputs ------------------------------------------------------------------------------
+    # -- inputs, applied by the compute thread -----------------------------------------------
 
-    def _apply_inputs(self, now):
-        if self._pending_description is not None:
-            text, self._pending_description = self._pending_description, None
-            self._apply_description(text)
-        if self._parameter_bodies_dirty:
-            self._parameter_bodies_dirty = False
-            self._apply_parameter_bodies(OBSTACLE, self._config.static_obstacles)
-            self._apply_parameter_bodies(LINK, self._config.link_geometry)
-        for kind, inbox in self._inboxes.items():
-            clears, markers = inbox.take()
-            for namespace in clears:
-                self._clear_markers(kind, namespace)
-            for marker, received in markers:
-                self._apply_marker(kind, marker, received)
-        for kind, name, key in self._bodies.expire(now):
-            self._link_marker_bodies.pop(key, None)
-            self._marker_shapes.pop((kind, key), None)
-        self._report_body_errors()
+    def _take_inputs(self, now):
+        self._submit_parameter_bodies()
+        for result in self._ingestor.poll(RESULTS_PER_CYCLE):
+            self._apply_result(result)
+        for kind, _, key in self._bodies.expire(now, keep=self._keep_expired):
+            self._markers.pop((kind, key), None)
+        self._report_body_problems()
 
-    def _apply_description(self, text):
-        try:
-            model = parse_urdf_collisions(text, resolver=self._resolver)
-        except Exception as error:  # noqa: B902 -- a bad URDF must never stop the node
-            error = _as_model_error('robot_description', error)
-            self._description_error = error.reason
-            self._problems.report(('robot_description', error.reason),
-                                  'robot_description rejected (keeping the previous model): %s'
-                                  % error.reason)
+    def _keep_expired(self, kind, name, key, expires):
+        """
+        Whether a marker past its lifetime must stay (as STALE) rather than vanish.
+
+        RViz drops a marker when its lifetime ends. Here a marker goes only once its source has
+        been heard after the lifetime ended (the source is alive and chose not to renew it);
+        if the source has been silent since, the publisher may have died, and a dead publisher
+        must never make an obstacle vanish (issue 7): the marker stays, STALE.
+        """
+        heard = self._sources.last_heard(kind, key[1]) if key[0] == 'marker' else None
+        return key[0] == 'marker' and (heard is None or heard <= expires)
+
+    def _reject_description(self, reason):
+        self._model.error = reason
+        self._problems.report(('robot_description', reason),
+                              'robot_description rejected (keeping the previous model): %s'
+                              % reason)
+
+    def _submit_parameter_bodies(self):
+        if not self._parameter_bodies_dirty:
             return
-        self._description_error = None
+        self._parameter_bodies_dirty = False
+        config = self._config
+        for kind, text in ((OBSTACLE, config.static_obstacles), (LINK, config.link_geometry)):
+            self._parameter_tokens[kind] = self._ingestor.submit(
+                ('param', kind), (text, config.fixed_frame))
+
+    def _apply_result(self, result):
+        key = result.key
+        if key == ('urdf',):
+            if result.token == self._model.token:
+                self._model.token = None
+                self._apply_model(result)
+        elif key[0] == 'param':
+            if result.token == self._parameter_tokens.get(key[1]):
+                del self._parameter_tokens[key[1]]
+                self._apply_parameter_bodies(key[1], result)
+        elif result.error is not None:
+            self._problems.report(('input', key[1], 'batch'), '%s markers: %s'
+                                  % (key[1], result.error.reason))
+        else:
+            self._apply_markers(key[1], *result.value)
+
+    def _apply_model(self, result):
+        if result.error is not None:
+            self._reject_description(result.error.reason)
+            return
+        model = result.value
+        self._model.built, self._model.error = True, None
         self._problems.keep_only(('robot_description',), set())
         pieces = {(link, ('urdf', index)): piece for link, link_pieces in model.pieces.items()
                   for index, piece in enumerate(link_pieces)}
@@ -381,118 +527,85 @@ class DistanceNode(Node):
                 self._bodies.remove(LINK, name, key)
         for (name, key), piece in pieces.items():
             self._bodies.set_piece(LINK, name, key, piece)
-            self._warn_once(piece.warnings)
         for (name, key), reason in errors.items():
             self._bodies.set_error(LINK, name, key, reason)
-        self._warn_once(model.warnings)
+        self._model_warnings = tuple(model.warnings)
 
-    def _warn_once(self, warnings):
-        for warning in warnings:
-            self._problems.report(('warning', warning), warning, level='warning')
-
-    def _description_pieces(self, kind, text):
-        """
-        Yield (name, key, piece or ModelError) for a body-description parameter.
-
-        Raises ValueError if the text itself is malformed.
-        """
-        for name, frame_id, descriptions in parse_body_descriptions(text):
-            frame_id = frame_id or (self._config.fixed_frame if kind == OBSTACLE else name)
-            for index, description in enumerate(descriptions):
-                key = ('param', index)
-                try:
-                    piece = piece_from_description(name, frame_id, description,
-                                                   resolver=self._resolver)
-                except Exception as error:  # noqa: B902 -- reported as a rejected body
-                    piece = _as_model_error(name, error)
-                yield name, key, piece
-
-    def _apply_parameter_bodies(self, kind, text):
-        try:
-            entries = list(self._description_pieces(kind, text))
-        except ValueError as error:
-            self._problems.report(('parameter', kind, str(error)),
-                                  'parameter bodies rejected: %s' % error)
-            entries = []
+    def _apply_parameter_bodies(self, kind, result):
+        entries = []
+        if result.error is not None:
+            self._problems.report(('parameter', kind), 'parameter bodies rejected: %s'
+                                  % result.error.reason)
+        else:
+            self._problems.resolve(('parameter', kind))
+            entries = result.value
         # Drop only what disappeared, so unchanged pieces keep their tracked caches.
-        wanted = {(name, key) for name, key, _ in entries}
+        wanted = {(name, ('param', index)) for name, index, _ in entries}
         for name, key in self._bodies.keys(kind, 'param'):
             if (name, key) not in wanted:
                 self._bodies.remove(kind, name, key)
-        for name, key, result in entries:
-            if isinstance(result, ModelError):
-                self._bodies.set_error(kind, name, key, result.reason)
+        for name, index, value in entries:
+            if isinstance(value, ModelError):
+                self._bodies.set_error(kind, name, ('param', index), value.reason)
             else:
-                self._bodies.set_piece(kind, name, key, result)
-                self._warn_once(result.warnings)
+                self._bodies.set_piece(kind, name, ('param', index), value)
 
     def _clear_markers(self, kind, namespace):
         def doomed(name, key):
             return key[0] == 'marker' and (not namespace or key[1] == namespace)
         for _, key in self._bodies.remove_where(kind, doomed):
-            self._link_marker_bodies.pop(key, None)
-            self._marker_shapes.pop((kind, key), None)
+            self._markers.pop((kind, key), None)
+        self._placement_revision += 1
 
-    def _marker_body(self, kind, marker, key):
-        """Obstacles are named ns/id; link markers belong to the link of their frame."""
-        if kind == OBSTACLE:
-            return '%s/%d' % (marker.ns, marker.id)
-        name = marker.header.frame_id.lstrip('/') or '%s/%d' % (marker.ns, marker.id)
-        previous = self._link_marker_bodies.get(key)
-        if previous is not None and previous != name:
-            self._bodies.remove(LINK, previous, key)
-        self._link_marker_bodies[key] = name
-        return name
+    def _apply_markers(self, kind, clears, ops, heard):
+        """Apply what the worker made of a batch of marker messages (clears first)."""
+        for namespace, received in heard.items():
+            self._sources.heard(kind, namespace, received)
+        for namespace in clears:
+            self._clear_markers(kind, namespace)
+        for op in ops:
+            self._apply_marker_op(kind, op)
+        self._placement_revision += 1
 
-    def _apply_marker(self, kind, marker, received):
-        key = ('marker', marker.ns, marker.id)
-        name = self._marker_body(kind, marker, key)
-        if marker.action == Marker.DELETE:
-            self._bodies.remove(kind, name, key)
-            self._link_marker_bodies.pop(key, None)
-            self._marker_shapes.pop((kind, key), None)
+    def _apply_marker_op(self, kind, op):
+        key = ('marker', op.ns, op.id)
+        state = self._markers.get((kind, key))
+        expires = lifetime_expiry(op.received, op.lifetime)
+        if state is not None and state.name != op.name:
+            self._bodies.remove(kind, state.name, key)  # a ~/links marker changed link
+            self._markers.pop((kind, key))
+            state = None
+        if op.action == Marker.DELETE:
+            self._bodies.remove(kind, op.name, key)
+            self._markers.pop((kind, key), None)
             return
-        lifetime = marker.lifetime.sec + marker.lifetime.nanosec * 1e-9
-        expires = received + lifetime if lifetime > 0.0 else None
-        if marker.action != Marker.ADD:
-            self._bodies.set_error(kind, name, key, 'unknown marker action %d' % marker.action,
-                                   expires)
+        if op.error is not None:
+            self._markers.pop((kind, key), None)
+            self._bodies.set_error(kind, op.name, key, op.error, expires)
             return
-        if kind == LINK and not marker.header.frame_id.strip('/'):
-            self._bodies.set_error(kind, name, key, 'a ~/links marker needs header.frame_id',
-                                   expires)
-            return
-        try:
-            piece = self._marker_piece(kind, key, marker)
-        except Exception as error:  # noqa: B902 -- one bad marker must not drop the others
-            self._marker_shapes.pop((kind, key), None)
-            self._bodies.set_error(kind, name, key, _as_model_error(name, error).reason,
-                                   expires)
-            return
-        if piece.body != name:
-            piece = replace(piece, body=name)
-        self._bodies.set_piece(kind, name, key, piece, expires)
-        self._warn_once(piece.warnings)
+        # A ~/links marker is part of its link: it always moves with it.
+        placement = MarkerPlacement(op.frame_id, _pose_matrix(op.pose),
+                                    op.frame_locked or kind == LINK, op.stamp_ns)
+        if state is not None and placement.same_place(state.placement):
+            placement = state.placement  # keep what was resolved for it
+        if op.piece is not None:
+            piece = op.piece if op.piece.body == op.name else replace(op.piece, body=op.name)
+            self._bodies.set_piece(kind, op.name, key, piece, expires)
+            self._markers[(kind, key)] = _MarkerState(op.name, op.geometry_key, placement,
+                                                      expires, built=True)
+        elif state is not None and state.built and state.geometry_key == op.geometry_key:
+            state.placement, state.expires = placement, expires
+            self._bodies.touch(kind, op.name, key, expires)
+        else:
+            # The worker thinks we hold this geometry and we do not (it expired meanwhile,
+            # or the worker restarted): ask for it again; until then the body is PENDING.
+            self._ingestor.forget(kind, op.ns, op.id)
+            self._markers[(kind, key)] = _MarkerState(op.name, op.geometry_key, placement,
+                                                      expires)
+            self._bodies.set_pending(kind, op.name, key, expires)
 
-    def _marker_piece(self, kind, key, marker):
-        """
-        Convert a marker, reusing the last piece of the same marker if only its pose changed.
-
-        Building a hull costs milliseconds, and perception stacks republish every obstacle
-        each frame; the piece's origin is the marker pose (``marker_to_piece``'s contract).
-        """
-        signature = _geometry_signature(marker)
-        cached = self._marker_shapes.get((kind, key))
-        if cached is not None and cached[0] == signature and marker.header.frame_id:
-            name = cached[1].body
-            origin = pose_to_matrix(marker.pose.position, marker.pose.orientation, body=name)
-            return replace(cached[1], frame_id=marker.header.frame_id, origin=origin)
-        piece = marker_to_piece(marker, resolver=self._resolver)
-        self._marker_shapes[(kind, key)] = (signature, piece)
-        return piece
-
-    def _report_body_errors(self):
-        """One log line per (body, reason) when it appears; one when it goes away."""
+    def _report_body_problems(self):
+        """One log line per rejection or warning when it appears, one when it goes away."""
         current = set()
         for kind, name, reason in self._bodies.all_errors():
             key = ('body', kind, name, reason)
@@ -500,6 +613,15 @@ class DistanceNode(Node):
             self._problems.report(key, "%s '%s' rejected: %s" % (kind, name, reason))
         self._problems.keep_only(('body',), current,
                                  lambda key: "%s '%s': rejected geometry cleared" % key[1:3])
+        warnings = set()
+        for kind in (LINK, OBSTACLE):
+            for name in self._bodies.names(kind):
+                for tracked in self._bodies.pieces(kind, name):
+                    warnings.update(('warning', warning) for warning in tracked.piece.warnings)
+        warnings.update(('warning', warning) for warning in self._model_warnings)
+        for key in warnings:
+            self._problems.report(key, key[1], level='warning')
+        self._problems.keep_only(('warning',), warnings)
 
     # -- layout and poses --------------------------------------------------------------------
 
@@ -508,18 +630,24 @@ class DistanceNode(Node):
         return (self._bodies.version, config.link_include, config.link_exclude,
                 config.obstacle_include, config.obstacle_exclude, config.allowed_pairs)
 
+    def _body_state(self, kind, name):
+        if self._bodies.errors(kind, name):
+            return PairStatus.INVALID
+        if self._bodies.is_pending(kind, name):
+            return PairStatus.PENDING
+        return PairStatus.VALID
+
     def _bodies_in_scope(self, kind, in_scope):
-        bodies, added = [], False
+        bodies = []
         for name in self._bodies.names(kind):
             if not in_scope(name):
                 continue
-            body_id, new = self._names.id_of(kind, name)
-            added |= new
+            body_id, _ = self._names.id_of(kind, name)
             keyed = self._bodies.keyed_pieces(kind, name)
-            valid = not self._bodies.errors(kind, name)
-            bodies.append((name, body_id, [tracked for _, tracked in keyed], valid))
+            bodies.append((name, body_id, [tracked for _, tracked in keyed],
+                           self._body_state(kind, name)))
             self._locations.update({tracked.uid: (kind, name, key) for key, tracked in keyed})
-        return bodies, added
+        return bodies
 
     def _refresh_layout(self):
         key = self._scope_key()
@@ -527,110 +655,296 @@ class DistanceNode(Node):
             return
         self._layout_key = key
         self._locations = {}
-        links, new_links = self._bodies_in_scope(LINK, self._config.link_in_scope)
-        obstacles, new_obstacles = self._bodies_in_scope(OBSTACLE,
-                                                         self._config.obstacle_in_scope)
+        before = self._names.as_dict()
+        links = self._bodies_in_scope(LINK, self._config.link_in_scope)
+        obstacles = self._bodies_in_scope(OBSTACLE, self._config.obstacle_in_scope)
+        self._names.keep_only(LINK, {name for name, *_ in links})
+        self._names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
         layout = build_layout(links, obstacles, self._config.pair_allowed)
         self._piece_locations = [self._locations[uid] for uid in layout.piece_uids]
+        self._piece_sources = [(kind, key[1]) if key[0] == 'marker' else None
+                               for kind, _, key in self._piece_locations]
         shapes = [self._bodies.piece_by_key(*location).piece.shape
                   for location in self._piece_locations]
         self._tracker.rebuild(layout, shapes)
         self._tracked_link_ids = [body_id for _, body_id, _, _ in links]
         self._pose_cache = (None, None, None)
         self._stats.rebuilds += 1
-        if new_links or new_obstacles:
-            self._names_pub.publish(String(data=json.dumps(self._names.as_dict())))
+        self._sources.forget_unused({source for source in self._piece_sources if source}
+                                    | self._marker_sources())
+        names = self._names.as_dict()
+        if names != before or self._names_published is None:
+            self._names_published = names
+            self._names_pub.publish(String(data=json.dumps(names)))
+
+    _names_published = None
+
+    def _marker_sources(self):
+        return {(kind, key[1]) for kind, key in self._markers}
 
     def _piece_frames_and_origins(self):
-        """Frame id and origin of each layout piece; cached until a piece changes."""
+        """
+        Frame id and origin of each layout piece; cached until a piece or placement changes.
+
+        A marker piece that is not frame-locked is placed in ``fixed_frame`` at its stamp;
+        until that is possible its frame is None (the piece is STALE).
+        """
+        cache_key = (self._bodies.revision, self._placement_revision, self._config.fixed_frame)
         key, frames, origins = self._pose_cache
-        if key == (self._bodies.revision, self._config.fixed_frame) and frames is not None:
+        if key == cache_key and frames is not None:
             return frames, origins
+        fixed_frame = self._config.fixed_frame
         frames, origins = [], numpy.empty((len(self._piece_locations), 4, 4))
-        for index, location in enumerate(self._piece_locations):
-            piece = self._bodies.piece_by_key(*location).piece
-            frames.append(piece.frame_id.lstrip('/') or self._config.fixed_frame)
-            origins[index] = piece.origin
-        self._pose_cache = ((self._bodies.revision, self._config.fixed_frame), frames, origins)
+        for index, (kind, name, key) in enumerate(self._piece_locations):
+            piece = self._bodies.piece_by_key(kind, name, key).piece
+            state = self._markers.get((kind, key))
+            frame, origin = piece.frame_id.lstrip('/') or fixed_frame, piece.origin
+            if state is not None:
+                frame, origin = self._placed(state.placement, fixed_frame)
+            frames.append(frame)
+            origins[index] = numpy.eye(4) if origin is None else origin
+        self._pose_cache = (cache_key, frames, origins)
         return frames, origins
+
+    def _placed(self, placement, fixed_frame):
+        """(frame, origin) of a marker piece, or (None, None) while it cannot be placed."""
+        if placement.frame_locked or placement.frame_id == fixed_frame:
+            return placement.frame_id or fixed_frame, placement.origin
+        origin = placement.placed.get(fixed_frame)
+        return (fixed_frame, origin) if origin is not None else (None, None)
+
+    def _place_markers(self, fixed_frame):
+        """Try to place every unplaced, not frame-locked marker at its stamp."""
+        changed = False
+        for (kind, key), state in self._markers.items():
+            placement = state.placement
+            if placement.frame_locked or placement.frame_id == fixed_frame or \
+                    fixed_frame in placement.placed:
+                continue
+            lookup = self._frames.lookup(fixed_frame, placement.frame_id,
+                                         time_ns=placement.stamp_ns)
+            problem = ('placement', kind, key)
+            if lookup.status == TfStatus.OK:
+                placement.placed[fixed_frame] = lookup.matrix @ placement.origin
+                placement.failure = ''
+                self._problems.resolve(problem)
+                changed = True
+            elif lookup.status != TfStatus.EXTRAPOLATION or lookup.past:
+                placement.failure = lookup.reason
+                self._problems.report(problem, "%s '%s' (frame_locked false) cannot be placed "
+                                      'at its stamp: %s; its pairs are STALE'
+                                      % (kind, state.name, lookup.reason), level='warning')
+        if changed:
+            self._placement_revision += 1
 
     def _piece_poses(self, now):
         """
-        World pose and input state of every layout piece, and the newest stamp used.
+        World pose and input state of every layout piece, and the output stamp.
 
         Returns
         -------
         tuple of ((n, 4, 4) float, (n,) int, int)
+            The stamp is the oldest latest-common-time of the chains used (0 if none).
 
         """
-        frames, origins = self._piece_frames_and_origins()
         config = self._config
-        lookups = {frame: self._frames.lookup(config.fixed_frame, frame, now, config.tf_timeout)
-                   for frame in set(frames)}
+        self._place_markers(config.fixed_frame)
+        frames, origins = self._piece_frames_and_origins()
+        now_ns, timeout_ns = int(now * 1e9), int(config.tf_timeout * 1e9)
+        lookups = {frame: self._frames.lookup(config.fixed_frame, frame, now_ns=now_ns,
+                                              timeout_ns=timeout_ns)
+                   for frame in set(frames) if frame is not None}
         self._report_frames(lookups)
-        poses = numpy.empty_like(origins)
-        inputs = numpy.zeros(len(frames), dtype=numpy.int64)
-        stamp = 0
+        poses = numpy.tile(numpy.eye(4), (len(frames), 1, 1))
+        inputs = numpy.full(len(frames), InputState.STALE, dtype=numpy.int64)
+        stamps = []
         for index, frame in enumerate(frames):
-            lookup = lookups[frame]
+            lookup = lookups.get(frame)
+            if lookup is None:
+                continue
             inputs[index] = _INPUT_OF_FRAME[lookup.status]
-            if lookup.status == FrameStatus.OK:
+            if lookup.status == TfStatus.OK:
                 poses[index] = lookup.matrix @ origins[index]
-                stamp = max(stamp, lookup.stamp)
-            else:
-                poses[index] = origins[index]
-        return poses, inputs, stamp
+                if lookup.dynamic:
+                    stamps.append(lookup.stamp_ns)
+        self._check_poses(poses, inputs)
+        self._mark_silent_sources(inputs, now)
+        poses[inputs != InputState.OK] = numpy.eye(4)
+        return poses, inputs, min(stamps) if stamps else 0
+
+    def _check_poses(self, poses, inputs):
+        """Make INVALID every piece whose composed pose is not a sane rigid transform."""
+        with numpy.errstate(all='ignore'):
+            finite = numpy.isfinite(poses).all(axis=(1, 2))
+            in_range = (numpy.abs(poses[:, :3, 3]) <= MAX_COORDINATE).all(axis=1)
+            rotations = poses[:, :3, :3]
+            gram = numpy.einsum('nji,njk->nik', rotations, rotations)
+            rigid = (numpy.abs(gram - numpy.eye(3)) <= ROTATION_TOLERANCE).all(axis=(1, 2))
+        bad = (inputs == InputState.OK) & ~(finite & in_range & rigid)
+        inputs[bad] = InputState.INVALID
+        current = set()
+        for index in numpy.flatnonzero(bad):
+            kind, name, _ = self._piece_locations[index]
+            key = ('pose', kind, name)
+            current.add(key)
+            self._problems.report(key, "%s '%s': composed pose is not finite, beyond %g m or "
+                                  'not rigid; its pairs are INVALID' % (kind, name,
+                                                                        MAX_COORDINATE))
+        self._problems.keep_only(('pose',), current,
+                                 lambda key: "%s '%s': pose sane again" % key[1:3])
+
+    def _mark_silent_sources(self, inputs, now):
+        """
+        Make STALE the pieces of silent sources and of markers kept past their lifetime.
+
+        A source is silent after ``obstacle_timeout`` (Nav2's source_timeout); a marker is
+        kept past its lifetime while its source was not heard since (``_keep_expired``).
+        """
+        stale = {source for source in set(self._piece_sources)
+                 if source is not None and self._sources.is_stale(source[0], source[1], now)}
+        for index, source in enumerate(self._piece_sources):
+            if source in stale or self._past_lifetime(index, now):
+                inputs[index] = max(inputs[index], InputState.STALE)
+        current = {('source',) + source for source in stale}
+        for key in current:
+            self._problems.report(key, "%s source '%s' silent for more than obstacle_timeout "
+                                  '(%g s); its pairs are STALE'
+                                  % (key[1], key[2], self._config.obstacle_timeout),
+                                  level='warning')
+        self._problems.keep_only(('source',), current,
+                                 lambda key: "%s source '%s' publishes again" % key[1:])
+        self._stale_sources = sorted('%s:%s' % source for source in stale)
+
+    _stale_sources = ()
+
+    def _past_lifetime(self, index, now):
+        kind, name, key = self._piece_locations[index]
+        expires = self._bodies.expires(kind, name, key)
+        return expires is not None and expires < now
 
     def _report_frames(self, lookups):
         """Log a frame once when it stops being usable and once when it recovers."""
         config = self._config
         for frame, lookup in lookups.items():
             key = ('frame', frame)
-            if lookup.status == FrameStatus.OK:
+            if lookup.status == TfStatus.OK:
                 self._problems.resolve(key, "frame '%s' recovered" % frame)
                 continue
-            if lookup.status == FrameStatus.MISSING:
-                reason = "no transform from '%s' to '%s' (unknown frame '%s'); its pairs are " \
-                         'STALE' % (frame, config.fixed_frame, lookup.culprit)
-            elif lookup.status == FrameStatus.STALE:
-                reason = "transform of '%s' older than tf_timeout (%g s); pairs on frame " \
-                         "'%s' are STALE" % (lookup.culprit, config.tf_timeout, frame)
-            else:
-                reason = "non-finite transform of '%s'; pairs on frame '%s' are INVALID" \
-                         % (lookup.culprit, frame)
-            level = 'error' if lookup.status == FrameStatus.INVALID else 'warning'
-            self._problems.report(key, reason, level=level)
+            level = 'error' if lookup.status == TfStatus.INVALID else 'warning'
+            self._problems.report(key, "frame '%s' to '%s': %s; its pairs are %s"
+                                  % (frame, config.fixed_frame, lookup.reason,
+                                     'INVALID' if level == 'error' else 'STALE'), level=level)
         self._problems.keep_only(('frame',), {('frame', frame) for frame in lookups})
         self._frame_states = {frame: lookup.status for frame, lookup in lookups.items()}
+
+    # -- readiness ---------------------------------------------------------------------------
+
+    def _readiness(self, now):
+        """
+        Why ``~/min_distance`` cannot vouch for its scope now (empty when ready).
+
+        Ready means: the robot model is built (unless not required), parameter bodies are
+        built, every link in scope has a usable transform, and every required obstacle source
+        has published and is fresh.
+        """
+        reasons = []
+        config = self._config
+        if config.require_robot_description and not self._model.built:
+            reasons.append(self._model_reason(now))
+        if self._parameter_tokens:
+            reasons.append('static_obstacles / link_geometry being built')
+        if not self._tracked_link_ids:
+            reasons.append('no link in scope')
+        frames = self._link_frames_without_transform()
+        if frames:
+            reasons.append('no usable transform for link frame(s) %s' % ', '.join(frames[:5]))
+        reasons += self._sources.required_problems(now)
+        self._report_readiness(reasons)
+        return reasons
+
+    def _model_reason(self, now):
+        if self._model.error is not None:
+            return 'robot_description rejected: %s' % self._model.error
+        if self._model.token is not None:
+            return 'robot_description being built'
+        waited = now - self._started
+        if waited >= self._config.robot_description_timeout:
+            return ('no robot_description after %.0f s: remap it? (this node subscribes to '
+                    "'%s')" % (waited, self.resolve_topic_name('robot_description')))
+        return 'waiting for robot_description'
+
+    def _link_frames_without_transform(self):
+        frames = set()
+        for index, (kind, _, _) in enumerate(self._piece_locations):
+            if kind == LINK:
+                frame = self._pose_cache[1][index] if self._pose_cache[1] else None
+                if frame is None or self._frame_states.get(frame) != TfStatus.OK:
+                    frames.add(str(frame))
+        return sorted(frames)
+
+    def _report_readiness(self, reasons):
+        # Keyed by the reason's first words so that a changing count does not log again.
+        current = {('not ready', reason.split(':')[0].split(' after ')[0]): reason
+                   for reason in reasons}
+        for key, reason in current.items():
+            self._problems.report(key, 'not ready, ~/min_distance is -inf: %s' % reason)
+        self._problems.keep_only(('not ready',), set(current),
+                                 lambda key: 'ready: %s resolved' % key[1])
 
     # -- diagnostics -------------------------------------------------------------------------
 
     def _on_diagnostics(self):
         try:
+            self._check_duplicate_name()
             self._publish_diagnostics()
         except Exception as error:  # noqa: B902 -- diagnostics must never stop the node
-            self._problems.report(('diagnostics', str(error)),
-                                  'diagnostics failed: %s: %s' % (type(error).__name__, error))
+            if self.context.ok():
+                self._problems.report(('diagnostics', type(error).__name__),
+                                      'diagnostics failed: %s: %s'
+                                      % (type(error).__name__, error))
+
+    def _check_duplicate_name(self):
+        """Warn when another node of the same name and namespace is on the graph."""
+        twins = sum(1 for name, namespace in self.get_node_names_and_namespaces()
+                    if name == self.get_name() and namespace == self.get_namespace())
+        self._duplicates = twins - 1
+        if twins > 1:
+            self._problems.report(('duplicate',), "another node named '%s' is on this ROS "
+                                  'graph: consumers will receive interleaved answers; give '
+                                  'each instance its own name or namespace'
+                                  % self.get_fully_qualified_name(), level='warning')
+        else:
+            self._problems.resolve(('duplicate',))
+
+    _duplicates = 0
 
     def _input_ages(self, now):
         def age(received):
             return now - received if received is not None and math.isfinite(received) \
                 else math.inf
         frames = self._frame_states
+        sources = {'%s:%s' % key: value for key, value in self._sources.ages(now).items()}
         return diagnostics.InputAges(
             tf=age(self._received['tf']),
             tf_static=age(self._received['tf_static']),
-            robot_description=age(self._received['robot_description']),
-            obstacles=age(self._inboxes[OBSTACLE].last_received),
-            links=age(self._inboxes[LINK].last_received),
-            frames_known=len(self._frames.frames),
-            stale_frames=sorted(f for f, s in frames.items() if s == FrameStatus.STALE),
-            missing_frames=sorted(f for f, s in frames.items() if s == FrameStatus.MISSING),
-            invalid_frames=sorted(f for f, s in frames.items() if s == FrameStatus.INVALID),
+            robot_description=age(self._model.received),
+            obstacles=age(self._last_marker_message[OBSTACLE]),
+            links=age(self._last_marker_message[LINK]),
+            frames_known=self._frames.frame_count(),
+            stale_frames=sorted(f for f, s in frames.items()
+                                if s in (TfStatus.STALE, TfStatus.EXTRAPOLATION)),
+            missing_frames=sorted(f for f, s in frames.items() if s == TfStatus.MISSING),
+            invalid_frames=sorted(f for f, s in frames.items() if s == TfStatus.INVALID),
+            not_ready=list(self._last_ready[0]),
+            stale_sources=list(self._stale_sources),
+            source_ages=sources,
+            pending_bodies=self._bodies.pending_count(),
+            suppressed_problems=self._problems.suppressed,
+            duplicates=self._duplicates,
         )
 
     def _publish_diagnostics(self):
-        name = self.get_fully_qualified_name()
+        name = self.get_fully_qualified_name().lstrip('/')
         config = self._config
         records = self._last_records
         statuses = [
@@ -639,53 +953,87 @@ class DistanceNode(Node):
             diagnostics.inputs_status(name, self._input_ages(self._now()), config.tf_timeout),
         ]
         if records is not None:
-            names = self._names.as_dict()
-            statuses += diagnostics.link_statuses(name, records, names['links'],
-                                                  names['obstacles'], self._tracked_link_ids)
-        for kind, body, reason in self._bodies.all_errors():
+            statuses += diagnostics.link_statuses(name, records,
+                                                  self._names.names_by_id(LINK),
+                                                  self._names.names_by_id(OBSTACLE),
+                                                  self._tracked_link_ids)
+        for kind, body, reason in self._bodies.all_errors()[:diagnostics.MAX_ERROR_ENTRIES]:
             statuses.append(diagnostics.error_status(name, 'rejected %s %s' % (kind, body),
                                                      reason))
-        if self._description_error is not None:
+        if self._model.error is not None:
             statuses.append(diagnostics.error_status(name, 'robot_description',
-                                                     self._description_error))
+                                                     self._model.error))
         message = DiagnosticArray(status=statuses)
         message.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics_pub.publish(message)
         self._stats = diagnostics.CycleStats()
 
 
-def _geometry_signature(marker):
-    """Everything of a marker that shapes its piece, except the pose and the frame."""
-    mesh_file = getattr(marker, 'mesh_file', None)
-    return (marker.type, marker.scale.x, marker.scale.y, marker.scale.z, marker.mesh_resource,
-            tuple((point.x, point.y, point.z) for point in marker.points),
-            None if mesh_file is None else (mesh_file.filename, bytes(mesh_file.data)))
+# Piece types cheap enough to build in the parameter callback, so that a typo in a size is
+# refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
+# a log line and a diagnostics error) by the geometry worker.
+_CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule')
 
 
-def _as_model_error(body, error):
-    """Keep a ModelError; wrap anything else (a bug or a library failure) as one."""
-    if isinstance(error, ModelError):
-        return error
-    return ModelError(body, 'unexpected %s: %s' % (type(error).__name__, error))
+def _check_primitive_pieces(text):
+    """Build the primitive pieces of a body-description parameter; the first error, or None."""
+    for name, _, descriptions in parse_body_descriptions(text):
+        for description in descriptions:
+            if description.get('type') not in _CHEAP_TYPES:
+                continue
+            try:
+                piece_from_description(name, 'frame', description)
+            except ModelError as error:
+                return str(error)
+            except (ValueError, TypeError) as error:
+                return '%s: %s' % (name, error)
+    return None
+
+
+def _pose_matrix(pose):
+    """(4, 4) matrix of a marker pose the worker checked (``ingestion.check_pose``)."""
+    x, y, z, qx, qy, qz, qw = pose
+    largest = max(abs(qx), abs(qy), abs(qz), abs(qw))
+    qx, qy, qz, qw = qx / largest, qy / largest, qz / largest, qw / largest
+    norm = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    matrix = numpy.eye(4)
+    matrix[:3, :3] = rotation_matrix(qx / norm, qy / norm, qz / norm, qw / norm)
+    matrix[:3, 3] = (x, y, z)
+    return matrix
 
 
 def main(args=None):
-    """Run the node until Ctrl-C or shutdown; returns the process exit code."""
+    """Run the node until Ctrl-C, SIGTERM or shutdown; returns the process exit code."""
     rclpy.init(args=args)
-    node = None
+    node, executor = None, None
     try:
         node = DistanceNode()
-        rclpy.spin(node)
+        # One thread: every callback is cheap (bytes in, bytes out), and rclpy's
+        # MultiThreadedExecutor could not keep up with 1 kHz /tf (README, Architecture).
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except ParameterException as error:
         rclpy.logging.get_logger(NODE_NAME).fatal('bad parameter: %s' % error)
         return 1
+    except Exception:  # noqa: B902 -- an error racing shutdown is not a failure
+        if rclpy.ok():
+            raise
     finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        _shut_down(node, executor)
     return 0
+
+
+def _shut_down(node, executor):
+    """Stop everything whatever state shutdown left it in; never raise."""
+    for step in (lambda: node.close(), lambda: executor.shutdown(timeout_sec=1.0),
+                 lambda: node.destroy_node(), rclpy.try_shutdown):
+        try:
+            step()
+        except Exception:  # noqa: B902 -- a half-built node or a shut-down context
+            pass
 
 
 if __name__ == '__main__':

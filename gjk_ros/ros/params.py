@@ -115,6 +115,9 @@ PARAMETERS = (
     ParameterSpec('max_markers_per_message', 'integer', 10_000,
                   'Most markers in one MarkerArray; a bigger message is ignored (its sources '
                   'are not refreshed, so their obstacles go STALE).', low=1, high=10**7),
+    ParameterSpec('max_message_bytes', 'integer', 128 * 2**20,
+                  'Largest ~/obstacles or ~/links message, bytes; a bigger one is ignored.',
+                  low=1, high=2**40),
     ParameterSpec('max_mesh_bytes', 'integer', 64 * 2**20,
                   'Largest mesh file or MeshFile payload, bytes.', low=1, high=2**40),
     ParameterSpec('max_mesh_triangles', 'integer', 2_000_000,
@@ -145,9 +148,9 @@ PARAMETERS = (
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 
 LIMIT_PARAMETERS = frozenset({
-    'max_points', 'max_markers_per_message', 'max_mesh_bytes', 'max_mesh_triangles',
-    'max_description_bytes', 'max_parameter_bytes', 'max_nesting', 'max_yaml_nodes',
-    'ingest_timeout', 'ingest_memory_mb'})
+    'max_points', 'max_markers_per_message', 'max_message_bytes', 'max_mesh_bytes',
+    'max_mesh_triangles', 'max_description_bytes', 'max_parameter_bytes', 'max_nesting',
+    'max_yaml_nodes', 'ingest_timeout', 'ingest_memory_mb'})
 """The parameters that bound input (see ``Config.ingest_limits``)."""
 
 _PYTHON_TYPES = {
@@ -322,6 +325,7 @@ class Config:
     link_geometry: str = ''
     max_points: int = 200_000
     max_markers_per_message: int = 10_000
+    max_message_bytes: int = 128 * 2**20
     max_mesh_bytes: int = 64 * 2**20
     max_mesh_triangles: int = 2_000_000
     max_description_bytes: int = 16 * 2**20
@@ -356,11 +360,12 @@ class Config:
         return cls(**kwargs)
 
     def ingest_limits(self):
-        """The input limits as the ingestion path takes them."""
+        """Return the input limits as the ingestion path takes them."""
         from gjk_ros.ros.ingestion import IngestLimits
         return IngestLimits(
             max_points=self.max_points, max_markers_per_message=self.max_markers_per_message,
-            max_mesh_bytes=self.max_mesh_bytes, max_mesh_triangles=self.max_mesh_triangles,
+            max_message_bytes=self.max_message_bytes, max_mesh_bytes=self.max_mesh_bytes,
+            max_mesh_triangles=self.max_mesh_triangles,
             max_description_bytes=self.max_description_bytes,
             max_parameter_bytes=self.max_parameter_bytes, max_nesting=self.max_nesting,
             max_yaml_nodes=self.max_yaml_nodes, job_timeout_s=self.ingest_timeout,

@@ -165,7 +165,14 @@ def names_from_json(text):
 
     """
     names = json.loads(text)
-    return list(names.get('links', [])), list(names.get('obstacles', []))
+    return _id_map(names.get('links', {})), _id_map(names.get('obstacles', {}))
+
+
+def _id_map(names):
+    """``{id: name}`` from the current format (a JSON object) or the old one (a list)."""
+    if isinstance(names, list):
+        return dict(enumerate(names))
+    return {int(key): value for key, value in names.items()}
 
 
 def records_from_cloud(cloud_msg):
@@ -213,10 +220,8 @@ def records_from_cloud(cloud_msg):
 
 
 def _name_at(names, index):
-    """Return ``names[index]``, or None when the names are unknown or too short."""
-    if names is None or index >= len(names):
-        return None
-    return names[index]
+    """Return the name of id ``index``, or None when unknown."""
+    return None if names is None else names.get(index)
 
 
 def _names_text(names_msg):

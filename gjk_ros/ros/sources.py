@@ -72,7 +72,7 @@ class SourceMonitor:
         return last is None or now - last > self.timeout
 
     def stale_namespaces(self, kind, namespaces, now):
-        """The namespaces among ``namespaces`` that are stale, sorted."""
+        """Return the stale namespaces among ``namespaces``, sorted."""
         return sorted(ns for ns in set(namespaces) if self.is_stale(kind, ns, now))
 
     def required_problems(self, now):

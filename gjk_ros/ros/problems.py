@@ -12,71 +12,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-Latest-only mailboxes between the ingestion callbacks and the compute cycle, and the log.
-
-Ingestion callbacks only store; the compute cycle takes what arrived since the last cycle.
-Markers are coalesced per (ns, id), so a flood of messages about the same marker costs one
-update per cycle, however many messages arrived. The inbox is filled by the ingestion thread
-and emptied by the compute thread, hence its lock (held for dictionary updates only).
-"""
+"""The node's problem log: each problem logged once when it appears and once when it clears."""
 
 import threading
 
-__all__ = ['MarkerInbox', 'ProblemLog']
-
-# visualization_msgs/Marker.DELETEALL; kept here so this module needs no message import.
-_DELETEALL = 3
-
-
-class MarkerInbox:
-    """
-    Pending marker operations since the last cycle, coalesced.
-
-    ``take()`` returns the namespaces cleared by DELETEALL (an empty string clears every
-    namespace) and the latest (marker, receive time) of each (ns, id) that arrived after the
-    clears that concern it. Applying the clears first and then the markers gives the same
-    result as applying every message in order.
-    """
-
-    def __init__(self):
-        self._pending = {}
-        self._clears = []
-        self._lock = threading.Lock()
-        self.last_received = None
-
-    def put(self, marker, received):
-        """Store one marker (any action; anything with ``ns``, ``id`` and ``action``)."""
-        with self._lock:
-            self.last_received = received
-            if marker.action == _DELETEALL:
-                self._clear(marker.ns)
-            else:
-                self._pending[(marker.ns, marker.id)] = (marker, received)
-
-    def _clear(self, namespace):
-        if not namespace:
-            self._pending.clear()
-            self._clears = ['']
-            return
-        self._pending = {key: value for key, value in self._pending.items()
-                         if key[0] != namespace}
-        if namespace not in self._clears:
-            self._clears.append(namespace)
-
-    def take(self):
-        """
-        Hand the pending operations over and empty the inbox.
-
-        Returns
-        -------
-        tuple of (list of str, list of (Marker, float))
-
-        """
-        with self._lock:
-            clears, markers = self._clears, list(self._pending.values())
-            self._clears, self._pending = [], {}
-        return clears, markers
+__all__ = ['ProblemLog']
 
 
 class ProblemLog:

@@ -1,0 +1,239 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The node's TF buffer against tf2's semantics, and its raw /tf decoder against rclpy's."""
+
+import math
+
+from gjk_ros.ros.tf_buffer import (decode_tf_message, MAX_COORDINATE, QUATERNION_TOLERANCE,
+                                   TfBuffer, TfStatus)
+from hypothesis import given, settings, strategies
+import numpy
+import pytest
+from scipy.spatial.transform import Rotation, Slerp
+
+S = 1_000_000_000  # one second in ns
+IDENTITY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def values(xyz=(0.0, 0.0, 0.0), rotvec=(0.0, 0.0, 0.0)):
+    return tuple(xyz) + tuple(Rotation.from_rotvec(rotvec).as_quat())
+
+
+def reference(xyz, rotvec):
+    matrix = numpy.eye(4)
+    matrix[:3, :3] = Rotation.from_rotvec(rotvec).as_matrix()
+    matrix[:3, 3] = xyz
+    return matrix
+
+
+def test_interpolation_matches_an_independent_slerp():
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', 10 * S, values((0, 0, 0), (0, 0, 0.2)), False)
+    buffer.insert('world', 'a', 11 * S, values((1, 2, 3), (0.3, -0.5, 1.2)), False)
+    for ratio in (0.0, 0.25, 0.5, 0.9, 1.0):
+        result = buffer.lookup('world', 'a', int((10 + ratio) * S))
+        assert result.status == TfStatus.OK
+        rotations = Rotation.from_rotvec([(0, 0, 0.2), (0.3, -0.5, 1.2)])
+        expected = Slerp([0.0, 1.0], rotations)([ratio]).as_matrix()[0]
+        assert numpy.allclose(result.matrix[:3, :3], expected, atol=1e-12)
+        assert numpy.allclose(result.matrix[:3, 3], numpy.array([1, 2, 3]) * ratio, atol=1e-12)
+
+
+def test_latest_common_time_of_a_branched_tree():
+    buffer = TfBuffer()
+    buffer.insert('world', 'base', 0, IDENTITY, True)               # static: any time
+    for stamp, x in ((5, 0.0), (6, 1.0), (7, 2.0)):
+        buffer.insert('base', 'arm', stamp * S, values((x, 0, 0)), False)
+    for stamp, y in ((4, 0.0), (6, 2.0)):
+        buffer.insert('world', 'camera', stamp * S, values((0, y, 0)), False)
+    arm = buffer.lookup('world', 'arm')
+    assert arm.stamp_ns == 7 * S and arm.dynamic and arm.matrix[0, 3] == 2.0
+    # arm in camera: newest of arm is 7 s, of camera 6 s: both evaluated at 6 s.
+    both = buffer.lookup('camera', 'arm')
+    assert both.stamp_ns == 6 * S
+    assert numpy.allclose(both.matrix[:3, 3], [1.0, -2.0, 0.0])
+    static = buffer.lookup('world', 'base')
+    assert static.status == TfStatus.OK and not static.dynamic
+
+
+def test_out_of_order_data_never_overwrites_newer():
+    buffer = TfBuffer()
+    assert buffer.insert('world', 'a', 2 * S, values((2, 0, 0)), False) == 'stored'
+    assert buffer.insert('world', 'a', 1 * S, values((1, 0, 0)), False) == 'stored'
+    assert buffer.lookup('world', 'a').matrix[0, 3] == 2.0
+    assert buffer.lookup('world', 'a', int(1.5 * S)).matrix[0, 3] == pytest.approx(1.5)
+    assert buffer.insert('world', 'a', 2 * S, values((3, 0, 0)), False) == 'replaced'
+    assert buffer.lookup('world', 'a').matrix[0, 3] == 3.0
+
+
+def test_history_is_bounded_and_old_data_dropped():
+    buffer = TfBuffer(cache_time_s=1.0)
+    for k in range(1000):
+        buffer.insert('world', 'a', k * S // 100, values((k, 0, 0)), False)
+    assert buffer.lookup('world', 'a', 8 * S).status == TfStatus.EXTRAPOLATION
+    assert buffer.lookup('world', 'a', 8 * S).past
+    assert buffer.insert('world', 'a', 5 * S, IDENTITY, False) == 'old'
+    assert len(buffer._edges['a'].stamps) <= 102
+
+
+def test_extrapolation_into_the_future_is_not_past():
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', S, IDENTITY, False)
+    future = buffer.lookup('world', 'a', 2 * S)
+    assert future.status == TfStatus.EXTRAPOLATION and not future.past
+    assert "'a'" in future.reason
+
+
+def test_staleness_is_measured_from_the_stamp():
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', 10 * S, IDENTITY, False)
+    buffer.insert('world', 's', 0, IDENTITY, True)
+    assert buffer.lookup('world', 'a', now_ns=10 * S + S // 2, timeout_ns=S).status == \
+        TfStatus.OK
+    stale = buffer.lookup('world', 'a', now_ns=12 * S, timeout_ns=S)
+    assert stale.status == TfStatus.STALE and "'a'" in stale.reason
+    assert stale.matrix is not None
+    assert buffer.lookup('world', 's', now_ns=10**6 * S, timeout_ns=S).status == TfStatus.OK
+
+
+def test_clear_dynamic_keeps_static():
+    buffer = TfBuffer()
+    buffer.insert('world', 's', 0, IDENTITY, True)
+    buffer.insert('s', 'a', S, IDENTITY, False)
+    buffer.clear_dynamic()
+    assert buffer.lookup('world', 's').status == TfStatus.OK
+    assert buffer.lookup('world', 'a').status == TfStatus.MISSING
+
+
+@pytest.mark.parametrize('w, status', [
+    (math.sqrt(1.0 + 0.99 * QUATERNION_TOLERANCE), TfStatus.OK),
+    (math.sqrt(1.0 + 1.01 * QUATERNION_TOLERANCE), TfStatus.INVALID),
+    (math.sqrt(1.0 - 0.99 * QUATERNION_TOLERANCE), TfStatus.OK),
+    (1.2, TfStatus.INVALID), (0.0, TfStatus.INVALID), (1e154, TfStatus.INVALID),
+    (1e200, TfStatus.INVALID), (math.nan, TfStatus.INVALID), (math.inf, TfStatus.INVALID),
+])
+def test_quaternion_tolerance_as_tf2(w, status):
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', S, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, w), False)
+    result = buffer.lookup('world', 'a')
+    assert result.status == status
+    if status == TfStatus.OK:
+        assert numpy.allclose(result.matrix, numpy.eye(4), atol=1e-15)  # normalised
+
+
+def test_huge_components_never_become_identity():
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', S, (0.0, 0.0, 0.0, 1e154, 1e154, 0.0, 1e154), False)
+    assert buffer.lookup('world', 'a').status == TfStatus.INVALID
+
+
+def test_translations_beyond_the_sane_range_and_overflow_when_composing():
+    buffer = TfBuffer()
+    buffer.insert('world', 'far', S, (1.5e308, 0, 0, 0, 0, 0, 1), False)
+    assert buffer.lookup('world', 'far').status == TfStatus.INVALID
+    # Each edge in range, the composition beyond it.
+    buffer.insert('world', 'b', S, (0.9 * MAX_COORDINATE, 0, 0, 0, 0, 0, 1), False)
+    buffer.insert('b', 'c', S, (0.9 * MAX_COORDINATE, 0, 0, 0, 0, 0, 1), False)
+    composed = buffer.lookup('world', 'c')
+    assert composed.status == TfStatus.INVALID and 'overflow' in composed.reason
+
+
+def test_a_bad_sample_in_the_past_does_not_poison_the_future():
+    buffer = TfBuffer()
+    buffer.insert('world', 'a', S, (math.nan, 0, 0, 0, 0, 0, 1), False)
+    assert buffer.lookup('world', 'a').status == TfStatus.INVALID
+    buffer.insert('world', 'a', 2 * S, IDENTITY, False)
+    assert buffer.lookup('world', 'a').status == TfStatus.OK
+    assert buffer.lookup('world', 'a', int(1.5 * S)).status == TfStatus.INVALID
+
+
+def test_unknown_frames_cycles_and_rejections():
+    buffer = TfBuffer()
+    assert buffer.lookup('world', 'nowhere').status == TfStatus.MISSING
+    assert buffer.insert('a', 'a', S, IDENTITY, False) == 'rejected'
+    assert buffer.insert('', 'a', S, IDENTITY, False) == 'rejected'
+    buffer.insert('a', 'b', S, IDENTITY, False)
+    buffer.insert('b', 'a', S, IDENTITY, False)
+    assert buffer.lookup('world', 'a').status == TfStatus.MISSING
+    buffer.insert('/x', '/y', S, IDENTITY, False)
+    assert buffer.lookup('x', 'y').status == TfStatus.OK
+
+
+samples = strategies.lists(
+    strategies.tuples(strategies.integers(0, 50),
+                      strategies.tuples(*[strategies.floats(-1, 1)] * 3)),
+    min_size=1, max_size=20, unique_by=lambda sample: sample[0])
+
+
+@settings(max_examples=100)
+@given(samples=samples, order=strategies.randoms(use_true_random=False))
+def test_insertion_order_does_not_matter(samples, order):
+    shuffled = list(samples)
+    order.shuffle(shuffled)
+    first, second = TfBuffer(), TfBuffer()
+    for buffer, sequence in ((first, samples), (second, shuffled)):
+        for stamp, rotvec in sequence:
+            buffer.insert('world', 'a', stamp * S // 10, values(rotvec, rotvec), False)
+    for stamp in range(0, 51, 3):
+        one = first.lookup('world', 'a', stamp * S // 10 or 1)
+        two = second.lookup('world', 'a', stamp * S // 10 or 1)
+        assert one.status == two.status
+        if one.matrix is not None:
+            assert numpy.array_equal(one.matrix, two.matrix)
+
+
+def test_decoder_matches_rclpy():
+    serialization = pytest.importorskip('rclpy.serialization')
+    tf2_msgs = pytest.importorskip('tf2_msgs.msg')
+    geometry_msgs = pytest.importorskip('geometry_msgs.msg')
+    rng = numpy.random.default_rng(3)
+    for size in (0, 1, 2, 7):
+        message = tf2_msgs.TFMessage()
+        for index in range(size):
+            transform = geometry_msgs.TransformStamped()
+            transform.header.frame_id = 'p' * (index + 1)
+            transform.child_frame_id = 'child_%d' % index
+            transform.header.stamp.sec, transform.header.stamp.nanosec = 1700000000, index
+            t, q = transform.transform.translation, transform.transform.rotation
+            t.x, t.y, t.z, q.x, q.y, q.z, q.w = (float(v) for v in rng.normal(size=7))
+            message.transforms.append(transform)
+        data = serialization.serialize_message(message)
+        decoded = decode_tf_message(data)
+        assert [(p, c) for p, c, _, _ in decoded] == \
+            [(t.header.frame_id, t.child_frame_id) for t in message.transforms]
+        for (_, _, stamp, numbers), transform in zip(decoded, message.transforms):
+            assert stamp == 1700000000 * S + transform.header.stamp.nanosec
+            t, q = transform.transform.translation, transform.transform.rotation
+            assert numbers == (t.x, t.y, t.z, q.x, q.y, q.z, q.w)
+        for cut in range(4, len(data) - 1, 7):
+            try:
+                decode_tf_message(data[:cut])  # truncated: a clear error or a prefix
+            except ValueError:
+                pass
+
+
+@settings(max_examples=200)
+@given(strategies.binary(max_size=400))
+def test_decoder_never_crashes_on_garbage(data):
+    try:
+        entries = decode_tf_message(b'\x00\x01\x00\x00' + data)
+    except ValueError:
+        return
+    assert len(entries) * 80 <= len(data) + 80
+
+
+def test_decoder_refuses_a_lying_sequence_length():
+    with pytest.raises(ValueError, match='sequence'):
+        decode_tf_message(b'\x00\x01\x00\x00' + (10**9).to_bytes(4, 'little'))
