@@ -260,6 +260,7 @@ class Scene:
         self.latest = {}
         self.counts = {}
         self.histories = {}
+        self.arrivals = {}
         self.diagnostics = []
         self._make_publishers()
         self._make_subscriptions()
@@ -324,12 +325,20 @@ class Scene:
                 self.counts[name] = self.counts.get(name, 0) + 1
                 if name in self.histories:
                     self.histories[name].append(msg)
+                    self.arrivals[name].append(time.monotonic())
         return keep
 
     def start_history(self, name):
         """Keep every message of an output from now on (see ``history``)."""
         with self._lock:
             self.histories[name] = []
+            self.arrivals[name] = []
+
+    def history_gaps(self, name):
+        """Seconds between consecutive arrivals of ``name`` since ``start_history``."""
+        with self._lock:
+            times = list(self.arrivals.get(name, []))
+        return [later - earlier for earlier, later in zip(times, times[1:])]
 
     def history(self, name):
         """Every message of ``name`` since ``start_history``."""

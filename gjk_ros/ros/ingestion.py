@@ -564,13 +564,19 @@ class _WorkerState:
         self.sent[key] = op.geometry_key
 
 
+# A marker quaternion is normalised, as RViz does, when its norm is within this factor of 1;
+# beyond it (1e154 components, 1e-200) it is no sane orientation and the marker is rejected.
+QUATERNION_NORM_RANGE = 1e3
+
+
 def check_pose(pose):
     """
     Why a marker pose (x, y, z, qx, qy, qz, qw) is not sane, or None.
 
-    As RViz, a quaternion that is not unit is normalised; but one that is zero, non-finite or
-    so large that its norm overflows (1e154 components) is rejected, never turned into the
-    identity rotation; and a position beyond MAX_COORDINATE is rejected (issue 11).
+    As RViz, a quaternion that is not unit is normalised (RViz warns and draws it); but one
+    that is non-finite, zero, or whose norm is absurd (components near 1e154 overflow a naive
+    norm and used to become the identity rotation) is rejected, and so is a position beyond
+    MAX_COORDINATE (issue 11).
     """
     from gjk_ros.ros.tf_buffer import MAX_COORDINATE
     if not all(abs(v) <= MAX_COORDINATE for v in pose[:3]):
@@ -579,9 +585,10 @@ def check_pose(pose):
     if not all(math.isfinite(v) for v in quaternion):
         return 'orientation is not finite'
     largest = max(abs(v) for v in quaternion)
-    scaled = math.sqrt(sum((v / largest) ** 2 for v in quaternion)) if largest else 0.0
-    if not largest or not math.isfinite(largest * scaled) or largest * scaled < 1e-12:
-        return 'orientation quaternion is zero or out of range'
+    norm = largest * math.sqrt(sum((v / largest) ** 2 for v in quaternion)) if largest else 0.0
+    if not 1.0 / QUATERNION_NORM_RANGE <= norm <= QUATERNION_NORM_RANGE:
+        return 'orientation quaternion norm %.3g is not a rotation (normalised only within ' \
+               '[%g, %g])' % (norm, 1.0 / QUATERNION_NORM_RANGE, QUATERNION_NORM_RANGE)
     return None
 
 

@@ -238,7 +238,7 @@ class DistanceNode(Node):
             descriptor = _descriptor(spec)
             try:
                 self._declare(spec, descriptor, ignore_override=False)
-                reason = validate_parameter(spec.name, self.get_parameter(spec.name).value)
+                reason = _parameter_problem(spec.name, self.get_parameter(spec.name).value)
             except (InvalidParameterTypeException, InvalidParameterValueException) as error:
                 reason = str(error)
                 self._declare(spec, descriptor, ignore_override=True)
@@ -380,9 +380,7 @@ class DistanceNode(Node):
 
     def _on_set_parameters(self, parameters):
         for parameter in parameters:
-            reason = validate_parameter(parameter.name, parameter.value)
-            if reason is None and parameter.name in ('static_obstacles', 'link_geometry'):
-                reason = _check_primitive_pieces(parameter.value)
+            reason = _parameter_problem(parameter.name, parameter.value)
             if reason is not None:
                 return SetParametersResult(successful=False,
                                            reason='%s: %s' % (parameter.name, reason))
@@ -973,6 +971,24 @@ class DistanceNode(Node):
 # refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
 # a log line and a diagnostics error) by the geometry worker.
 _CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule')
+
+
+def _parameter_problem(name, value):
+    """
+    Why a parameter value is refused, or None; never raises.
+
+    Validation is bounded (parse_body_descriptions limits size, nesting and node counts), and
+    whatever escapes it anyway (RecursionError, MemoryError) is a refusal, not a dead node.
+    """
+    try:
+        reason = validate_parameter(name, value)
+        if reason is None and name in ('static_obstacles', 'link_geometry'):
+            reason = _check_primitive_pieces(value)
+        return reason
+    except RecursionError:
+        return 'nested too deeply'
+    except Exception as error:  # noqa: B902 -- any failure to validate is a refusal
+        return 'cannot be validated (%s)' % type(error).__name__
 
 
 def _check_primitive_pieces(text):
