@@ -116,8 +116,8 @@ def make_markers(records, header, max_distance):
     scale = max_distance if math.isfinite(max_distance) else 1.0
     for record in records[measured]:
         colour = distance_colour(float(record['distance']), scale)
-        marker.points.append(Point(x=float(record['x']), y=float(record['y']),
-                                   z=float(record['z'])))
+        marker.points.append(Point(x=float(record['link_x']), y=float(record['link_y']),
+                                   z=float(record['link_z'])))
         marker.points.append(Point(x=float(record['obstacle_x']),
                                    y=float(record['obstacle_y']),
                                    z=float(record['obstacle_z'])))
