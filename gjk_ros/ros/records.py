@@ -247,11 +247,11 @@ def _name_of(names, body_id):
     return None if names is None else names.get(body_id)
 
 
-def _names_text(names_msg):
-    """Accept a std_msgs/String, a JSON str or None."""
-    if names_msg is None:
-        return None
-    return names_msg if isinstance(names_msg, str) else names_msg.data
+def _name_maps(names):
+    """Accept a std_msgs/String, a JSON str, parsed (links, obstacles) maps, or None."""
+    if names is None or isinstance(names, tuple):
+        return names if names is not None else (None, None)
+    return names_from_json(names if isinstance(names, str) else names.data)
 
 
 def read_distances(cloud_msg, names_msg=None):
@@ -262,8 +262,9 @@ def read_distances(cloud_msg, names_msg=None):
     ----------
     cloud_msg : sensor_msgs.msg.PointCloud2
         A message from ``~/distances``.
-    names_msg : std_msgs.msg.String or str or None
-        The latest ``~/names`` message (or its JSON text). None means the names are not known
+    names_msg : std_msgs.msg.String or str or tuple or None
+        The latest ``~/names`` message, its JSON text, or ``names_from_json`` of it (parse it
+        once when reading many clouds). None means the names are not known
         yet: every record then has ``link`` and ``obstacle`` None, while ids, distances and
         statuses are still filled. A name is also None when the names message does not list
         its id (a body newer than that message, or one removed since).
@@ -280,8 +281,7 @@ def read_distances(cloud_msg, names_msg=None):
 
     """
     points = records_from_cloud(cloud_msg)
-    text = _names_text(names_msg)
-    links, obstacles = names_from_json(text) if text is not None else (None, None)
+    links, obstacles = _name_maps(names_msg)
     records = []
     for point in points:
         link_id = int(point['link_id'])
