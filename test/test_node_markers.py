@@ -242,6 +242,12 @@ def test_witness_segments_and_labels_of_the_closest_pairs():
     assert label.type == Marker.TEXT_VIEW_FACING and label.action == Marker.ADD
     assert label.text == 'arm / table/0: +0.020 m'
     assert label.pose.position.x == pytest.approx(0.11)
+    # The next cycle's segments are the next cycle's (their points are reused).
+    moved = scene_records(cup_status=PairStatus.VALID)
+    moved['obstacle_x'][0] = 0.13
+    (segments,) = by_namespace(builder.build(moved, HEADER, scene_pieces()), 'witness_segments')
+    assert [(p.x, p.y) for p in segments.points] == [(0.1, 0.0), (0.13, 0.0), (0.0, 0.2),
+                                                     (0.0, 0.7)]
     # Nothing measured: the segments and the label are deleted.
     quiet = builder.build(scene_records(cup_status=PairStatus.STALE)[1:], HEADER,
                           scene_pieces())

@@ -295,6 +295,13 @@ def _point(values):
     return Point(x=float(values[0]), y=float(values[1]), z=float(values[2]))
 
 
+def _distance_rgb(distance, scale):
+    """RGB of ``distance_colour`` for an array of distances, shape (n, 3)."""
+    fraction = numpy.clip(numpy.asarray(distance, dtype=float) / scale, 0.0, 1.0)
+    return numpy.stack([numpy.minimum(1.0, 2.0 * (1.0 - fraction)),
+                        numpy.minimum(1.0, 2.0 * fraction), numpy.zeros_like(fraction)], axis=-1)
+
+
 def distance_colour(distance, scale):
     """
     Colour of a witness segment: red at contact, yellow at half ``scale``, green beyond.
@@ -307,17 +314,24 @@ def distance_colour(distance, scale):
         Distance shown in full green (``max_distance``, or 1 m if that is infinite).
 
     """
-    fraction = min(max(distance / scale, 0.0), 1.0)
-    return ColorRGBA(r=min(1.0, 2.0 * (1.0 - fraction)), g=min(1.0, 2.0 * fraction), b=0.0,
-                     a=1.0)
+    red, green, blue = _distance_rgb(distance, scale).tolist()
+    return ColorRGBA(r=red, g=green, b=blue, a=1.0)
 
 
-def witness_segments(records, header, max_distance, line_width=0.005, lifetime=0.0):
+# Witness segment colours are drawn from this many steps between red and green, so that a
+# cycle reuses ColorRGBA messages instead of building two per segment.
+_COLOUR_STEPS = 64
+_PALETTE = [ColorRGBA(r=red, g=green, b=blue, a=1.0) for red, green, blue in
+            _distance_rgb(numpy.linspace(0.0, 1.0, _COLOUR_STEPS), 1.0).tolist()]
+
+
+def witness_segments(records, header, max_distance, line_width=0.005, lifetime=0.0,
+                     point_pool=None):
     """
     Witness segments of the measured records as one LINE_LIST marker.
 
-    One marker with per-vertex colours (``distance_colour``), always the same id, so each
-    message replaces the last; with nothing measured the marker is a DELETE.
+    One marker with per-vertex colours (``distance_colour``, in 64 steps), always the same id,
+    so each message replaces the last; with nothing measured the marker is a DELETE.
 
     Parameters
     ----------
@@ -331,6 +345,9 @@ def witness_segments(records, header, max_distance, line_width=0.005, lifetime=0
         Metres.
     lifetime : float
         Seconds; 0 lives until replaced.
+    point_pool : list of geometry_msgs.msg.Point, optional
+        Points to reuse (and grow): writing three fields of an existing Point costs a seventh
+        of building one. The marker then shares them, until the next call with the same pool.
 
     """
     measured = records[numpy.isin(records['status'], _MEASURED)]
@@ -339,14 +356,26 @@ def witness_segments(records, header, max_distance, line_width=0.005, lifetime=0
     marker.pose.orientation.w = 1.0
     marker.scale.x = float(line_width)
     scale = max_distance if math.isfinite(max_distance) else 1.0
-    for record in measured:
-        colour = distance_colour(float(record['distance']), scale)
-        marker.points += [_point((record['link_x'], record['link_y'], record['link_z'])),
-                          _point((record['obstacle_x'], record['obstacle_y'],
-                                  record['obstacle_z']))]
-        marker.colors += [colour, colour]
+    # Vectorised, then one tolist(): indexing numpy records one field at a time costs more
+    # than building the messages.
+    ends = numpy.stack([numpy.stack([measured[f'{side}_{axis}'] for axis in 'xyz'], axis=-1)
+                        for side in ('link', 'obstacle')], axis=1)
+    steps = numpy.clip(measured['distance'] / scale, 0.0, 1.0) * (_COLOUR_STEPS - 1)
+    marker.points = _points(ends.reshape(-1, 3).tolist(), point_pool)
+    marker.colors = [_PALETTE[step] for step in numpy.repeat(
+        numpy.rint(steps).astype(int), 2).tolist()]
     marker.action = Marker.ADD if marker.points else Marker.DELETE
     return marker
+
+
+def _points(coordinates, pool):
+    """Return Points at ``coordinates`` (a list of [x, y, z]), reusing ``pool`` if given."""
+    if pool is None:
+        return [Point(x=x, y=y, z=z) for x, y, z in coordinates]
+    pool.extend(Point() for _ in range(len(coordinates) - len(pool)))
+    for point, (x, y, z) in zip(pool, coordinates):
+        point.x, point.y, point.z = x, y, z
+    return pool[:len(coordinates)]
 
 
 def _closest_per_body(ids, distances):
@@ -375,8 +404,9 @@ class MarkerBuilder:
 
     Notes
     -----
-    The hull markers of the returned array are reused and modified by the next ``build``:
-    publish the array before building the next one (rclpy serialises on ``publish``).
+    The hull markers and segment points of the returned array are reused and modified by the
+    next ``build``: publish the array before building the next one (rclpy serialises on
+    ``publish``).
 
     """
 
@@ -389,6 +419,8 @@ class MarkerBuilder:
         self._ids = itertools.count()
         self._shape_of = {}     # same keys -> shape object drawn by that Marker
         self._points = weakref.WeakKeyDictionary()  # shape -> list of Point, body frame
+        self._segment_points = []
+        self._colours = {state: _colour(rgba) for state, rgba in HULL_COLOURS.items()}
         self._labels_sent = 0
 
     def build(self, records, header, pieces, max_distance=math.inf):
@@ -414,15 +446,16 @@ class MarkerBuilder:
         """
         pieces = list(pieces)
         measured = records[numpy.isin(records['status'], _MEASURED)]
-        markers = self._hull_markers(header, pieces, measured)
+        lifetime = _duration(self.lifetime)
+        markers = self._hull_markers(header, lifetime, pieces, measured)
         markers.append(witness_segments(measured, header, max_distance, self.line_width,
-                                        self.lifetime))
+                                        self.lifetime, self._segment_points))
         markers += self._label_markers(header, measured, pieces)
         return MarkerArray(markers=markers)
 
     # -- hulls ---------------------------------------------------------------------------------
 
-    def _hull_markers(self, header, pieces, measured):
+    def _hull_markers(self, header, lifetime, pieces, measured):
         closest = {LINK: _closest_per_body(measured['link_id'], measured['distance']),
                    OBSTACLE: _closest_per_body(measured['obstacle_id'], measured['distance'])}
         markers, seen = [], set()
@@ -435,7 +468,7 @@ class MarkerBuilder:
             marker = self._hull_marker(key, piece.shape)
             body_closest = closest[piece.kind].get(piece.body_id, math.inf)
             state = hull_state(piece.status, body_closest, self.near_distance)
-            self._place(marker, header, pose, HULL_COLOURS[state])
+            self._place(marker, header, lifetime, pose, self._colours[state])
             markers.append(marker)
         return markers + self._deletions(header, seen)
 
@@ -456,15 +489,15 @@ class MarkerBuilder:
             self._shape_of[key] = shape
         return marker
 
-    def _place(self, marker, header, pose, rgba):
+    def _place(self, marker, header, lifetime, pose, colour):
         marker.header = header
-        marker.lifetime = _duration(self.lifetime)
+        marker.lifetime = lifetime
         position = marker.pose.position
         position.x, position.y, position.z = (float(v) for v in pose[:3, 3])
         orientation = marker.pose.orientation
         orientation.x, orientation.y, orientation.z, orientation.w = \
             matrix_to_quaternion(pose[:3, :3])
-        marker.color = _colour(rgba)
+        marker.color = colour
 
     def _deletions(self, header, seen):
         """DELETE the markers of pieces that were drawn before and are gone now."""
