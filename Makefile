@@ -46,7 +46,7 @@ help:
 	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
 	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
 	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
-	@echo 'make demo         run the demo scene against the node'
+	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
 	@echo 'make lint         run ament_flake8 and ament_pep257 on the sources'
 	@echo 'make clean        remove $(VENV) and caches'
