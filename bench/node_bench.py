@@ -107,7 +107,7 @@ def bench_obstacles(num_obstacles=NUM_OBSTACLES, seed=7):
     """
     from visualization_msgs.msg import Marker
 
-    from gjk_ros.ros.demo_scene import FIXED_FRAME, ObstacleSpec
+    from gjk_ros.demo.scene import FIXED_FRAME, ObstacleSpec
 
     rng = numpy.random.default_rng(seed)
     kinds = (Marker.CUBE, Marker.SPHERE, Marker.CYLINDER, Marker.POINTS)
@@ -133,7 +133,7 @@ def bench_obstacles(num_obstacles=NUM_OBSTACLES, seed=7):
 
 def bench_scene_config(rate_hz):
     """Return the SceneConfig of the benchmark: chain, obstacles, sinusoidal joints."""
-    from gjk_ros.ros.demo_scene import JointMotion, SceneConfig
+    from gjk_ros.demo.scene import JointMotion, SceneConfig
 
     motion = {f'joint{index}': JointMotion(offset=0.0, amplitude=0.4 + 0.05 * index,
                                            period=3.0 + 0.7 * index, phase=0.3 * index)
@@ -148,8 +148,8 @@ def _acknowledging_publisher_class():
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
 
-    from gjk_ros.ros.demo_monitor import NODE_NAME
-    from gjk_ros.ros.demo_scene import ScenePublisher
+    from gjk_ros.demo.monitor import NODE_NAME
+    from gjk_ros.demo.scene import ScenePublisher
 
     class AcknowledgingPublisher(ScenePublisher):
         """
@@ -176,7 +176,7 @@ def _acknowledging_publisher_class():
 
 def run_publisher(rate_hz, stamp_log_path):
     """Run the benchmark scene; write every /tf stamp (ns) to ``stamp_log_path``."""
-    from gjk_ros.ros.demo_scene import run_scene
+    from gjk_ros.demo.scene import run_scene
 
     with open(stamp_log_path, 'w', buffering=1) as stamp_log:
         run_scene(bench_scene_config(rate_hz), args=[sys.argv[0]],
@@ -277,8 +277,8 @@ def _make_subscriber(measurement):
 
     from tf2_msgs.msg import TFMessage
 
-    from gjk_ros.ros.demo_monitor import NODE_NAME
-    from gjk_ros.ros.demo_scene import TF_QOS
+    from gjk_ros.demo.monitor import NODE_NAME
+    from gjk_ros.demo.scene import TF_QOS
 
     node = Node('gjk_node_bench')
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -320,7 +320,7 @@ def _spin_until(executor, condition, timeout, children):
 def _check_children(children):
     for name, (process, log) in children.items():
         if process.poll() is not None:
-            from gjk_ros.ros.demo_monitor import log_tail
+            from gjk_ros.demo.monitor import log_tail
             raise RuntimeError(f'{name} exited with code {process.returncode}:\n'
                                f'{log_tail(log)}')
 
@@ -339,7 +339,7 @@ def measure(options, work_dir):
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
 
-    from gjk_ros.ros.demo_monitor import node_command, start_child, stop_child
+    from gjk_ros.demo.monitor import node_command, start_child, stop_child
 
     stamp_log = os.path.join(work_dir, 'tf_stamps.txt')
     logs = {'node': os.path.join(work_dir, 'node.log'),

@@ -34,18 +34,26 @@ def _add_demo(subparsers):
         'demo', help='run the distance node on a moving demo arm; print and plot distances',
         description='Start the gjk_distance node and a demo scene (a moving arm near '
                     'obstacles, published as real URDF, TF and markers by a second process), '
-                    'print a per-pair table while it runs and write a plot at the end. '
-                    'Ctrl-C stops it early (the plot is still written).')
+                    'print a per-pair table while it runs and write a plot at the end, with a '
+                    'picture of the scene as the node draws it on ~/markers. It runs on a ROS '
+                    'domain of its own unless --domain-id is given. Ctrl-C stops it early '
+                    '(the plots are still written).')
     parser.add_argument('--duration', type=float, default=20.0,
                         help='seconds to run once distances arrive (default 20)')
     parser.add_argument('--plot', default='gjk_demo_distances.png',
-                        help='PNG written at the end (default ./gjk_demo_distances.png)')
+                        help='PNG of distance over time written at the end '
+                             '(default ./gjk_demo_distances.png)')
+    parser.add_argument('--scene-plot', default=None,
+                        help='PNG of the hulls and witness segments received on ~/markers at '
+                             'the instant of the smallest distance (default: '
+                             'gjk_demo_scene.png next to --plot)')
     parser.add_argument('--interval', type=float, default=None,
                         help='seconds between table refreshes (default 0.5 on a terminal, '
                              '2 otherwise)')
     parser.add_argument('--domain-id', type=int, default=None,
-                        help='ROS_DOMAIN_ID for the node, the scene and the monitor '
-                             "(default: the environment's); use a free one to stay isolated")
+                        help='ROS_DOMAIN_ID for the node, the scene and the monitor (default: '
+                             'a free id from 1 to 100, held for the run, so the demo never '
+                             'joins another graph; give yours to watch it in RViz)')
     parser.add_argument('--rate-hz', type=float, default=50.0,
                         help='node compute rate and scene TF rate (default 50)')
     parser.add_argument('--startup-timeout', type=float, default=120.0,
@@ -91,10 +99,13 @@ def build_parser():
 
 
 def _run_demo(options, extra):
-    from gjk_ros.ros.demo_monitor import DemoOptions, run_demo
+    from gjk_ros.demo.monitor import DemoOptions, run_demo
 
+    scene_plot = options.scene_plot or os.path.join(os.path.dirname(options.plot),
+                                                    'gjk_demo_scene.png')
     return run_demo(DemoOptions(
-        duration=options.duration, plot=options.plot, interval=options.interval,
+        duration=options.duration, plot=options.plot, scene_plot=scene_plot,
+        interval=options.interval,
         domain_id=options.domain_id, rate_hz=options.rate_hz,
         startup_timeout=options.startup_timeout, log_dir=options.log_dir))
 

@@ -13,47 +13,87 @@
 # limitations under the License.
 
 """
-Start the gjk_distance node.
+Start the gjk_distance node, and optionally RViz2 showing what it measures.
 
 Launch arguments:
 
 - ``params_file``: parameter file (default: the installed ``config/gjk_distance.yaml``);
 - ``namespace``: namespace of the node (e.g. one instance per arm: ``left``, ``right``);
-- ``fixed_frame``: if not empty, overrides the ``fixed_frame`` of the parameter file.
+- ``fixed_frame``: if not empty, overrides the ``fixed_frame`` of the parameter file;
+- ``robot_description_topic``: where the URDF comes from (default ``/robot_description``,
+  robot_state_publisher's topic); remapped onto the node's relative ``robot_description``,
+  so a namespaced node still reads the global one;
+- ``rviz``: ``true`` also starts ``rviz2`` with ``config/gjk_distance.rviz``, filled in with
+  this node's topics, fixed frame and robot description topic.
 
 Example::
 
-    ros2 launch gjk_ros gjk_distance.launch.py namespace:=left fixed_frame:=base_link
+    ros2 launch gjk_ros gjk_distance.launch.py namespace:=left fixed_frame:=base_link rviz:=true
 """
 
+import atexit
 import os
+import tempfile
 
-from ament_index_python.packages import get_package_share_directory
+from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+from gjk_ros.ros.rviz_config import fill_rviz_config, fixed_frame_of, node_topic_prefix
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+
+NODE_NAME = 'gjk_distance'
+
+
+def _argument(context, name):
+    return LaunchConfiguration(name).perform(context)
 
 
 def _node(context):
     """Build the node once the launch arguments are known."""
-    parameters = [LaunchConfiguration('params_file').perform(context)]
-    fixed_frame = LaunchConfiguration('fixed_frame').perform(context)
+    parameters = [_argument(context, 'params_file')]
+    fixed_frame = _argument(context, 'fixed_frame')
     if fixed_frame:
         parameters.append({'fixed_frame': fixed_frame})
     return [Node(
         package='gjk_ros',
         executable='gjk_distance_node',
-        name='gjk_distance',
-        namespace=LaunchConfiguration('namespace'),
+        name=NODE_NAME,
+        namespace=_argument(context, 'namespace'),
         parameters=parameters,
+        # ROS 2 name resolution: the node subscribes to the relative 'robot_description'
+        # (robot_state_publisher's convention); the remap points it at the chosen topic.
+        remappings=[('robot_description', _argument(context, 'robot_description_topic'))],
         output='screen',
         emulate_tty=True,
-    )]
+    )] + _rviz(context)
+
+
+def _rviz(context):
+    """RViz2 with a config filled in for this node, if ``rviz`` is true and rviz2 exists."""
+    if _argument(context, 'rviz') != 'true':
+        return []
+    try:
+        get_package_share_directory('rviz2')
+    except PackageNotFoundError:
+        return [LogInfo(msg='rviz:=true but the rviz2 package is not installed '
+                            '(apt install ros-jazzy-rviz2); starting the node only')]
+    share = get_package_share_directory('gjk_ros')
+    with open(os.path.join(share, 'config', 'gjk_distance.rviz'), encoding='utf-8') as template:
+        text = fill_rviz_config(
+            template.read(), node_topic_prefix(_argument(context, 'namespace'), NODE_NAME),
+            fixed_frame_of(_argument(context, 'params_file'), _argument(context, 'fixed_frame')),
+            _argument(context, 'robot_description_topic'))
+    handle, path = tempfile.mkstemp(prefix='gjk_distance_', suffix='.rviz')
+    with os.fdopen(handle, 'w', encoding='utf-8') as config:
+        config.write(text)
+    atexit.register(os.remove, path)
+    return [Node(package='rviz2', executable='rviz2', name='rviz2',
+                 arguments=['-d', path], output='screen')]
 
 
 def generate_launch_description():
-    """Launch description with the params_file, namespace and fixed_frame arguments."""
+    """Launch description with the arguments listed in the module docstring."""
     default_params = os.path.join(get_package_share_directory('gjk_ros'), 'config',
                                   'gjk_distance.yaml')
     return LaunchDescription([
@@ -64,5 +104,11 @@ def generate_launch_description():
         DeclareLaunchArgument('fixed_frame', default_value='',
                               description='Overrides fixed_frame of the parameter file '
                                           'when not empty.'),
+        DeclareLaunchArgument('robot_description_topic', default_value='/robot_description',
+                              description='Topic of the URDF (std_msgs/String, latched), '
+                                          "remapped onto the node's robot_description."),
+        DeclareLaunchArgument('rviz', default_value='false', choices=['true', 'false'],
+                              description='Also start rviz2 showing the distances, hulls '
+                                          'and witness segments.'),
         OpaqueFunction(function=_node),
     ])

@@ -16,8 +16,9 @@
 ``gjk-ros demo``: the scene's kinematics, the table, and the whole demo end to end.
 
 The end-to-end test runs the demo (node + scene publisher + monitor, real ROS 2 processes) in a
-subprocess on this test's own ROS domain, waits for it to exit (bounded by a timeout) and reads
-what it printed and the plot it wrote.
+subprocess, on the free ROS domain it picks by itself, waits for it to exit (bounded by a
+timeout) and reads what it printed and the two pictures it wrote. The scene picture is rendered
+from received ``~/markers``; its renderer is also tested on synthetic markers.
 """
 
 import math
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 
-from gjk_ros.ros.demo_monitor import contact_label, format_table, PairHistory, plot_history
+from gjk_ros.demo.monitor import contact_label, format_table, PairHistory, plot_history
 from gjk_ros.ros.records import DistanceRecord, PairStatus
 import numpy
 import pytest
@@ -42,7 +43,7 @@ SUMMARY_ROW = re.compile(r'^(\S+)\s+(\S+/\d+)\s+([+-]\d+\.\d+)\s+([+-]\d+\.\d+)\
 
 def _expected_pairs():
     """Links with collision geometry in the demo URDF x the demo's obstacle names."""
-    from gjk_ros.ros.demo_scene import demo_scene_config
+    from gjk_ros.demo.scene import demo_scene_config
 
     config = demo_scene_config()
     robot = ElementTree.fromstring(config.urdf)
@@ -61,6 +62,9 @@ def test_demo_prints_distances_and_writes_a_plot(ros_env, tmp_path):
          '--interval', '1', '--plot', str(plot), '--log-dir', str(tmp_path / 'logs')],
         env=ros_env, cwd=tmp_path, capture_output=True, text=True, timeout=DEMO_TIMEOUT)
     assert result.returncode == 0, result.stdout + result.stderr
+    # Its own domain: neither this test's nor the test process's.
+    domain = int(re.search(r'ROS_DOMAIN_ID=(\d+)', result.stdout).group(1))
+    assert domain not in (0, int(ros_env['ROS_DOMAIN_ID']), int(os.environ['ROS_DOMAIN_ID']))
 
     lines = result.stdout.splitlines()
     rows = [ROW.match(line) for line in lines]
@@ -84,6 +88,10 @@ def test_demo_prints_distances_and_writes_a_plot(ros_env, tmp_path):
 
     assert f'plot written to {plot}' in result.stdout
     _assert_valid_png(plot)
+    scene = re.search(r'scene \((\d+) markers\) written to (\S+)$', result.stdout, re.M)
+    assert scene and scene.group(2) == str(tmp_path / 'gjk_demo_scene.png'), result.stdout
+    assert int(scene.group(1)) >= 1  # at least the witness segments
+    _assert_valid_png(tmp_path / 'gjk_demo_scene.png')
 
 
 def _assert_valid_png(path):
@@ -139,7 +147,7 @@ def test_scene_quaternions_match_their_rotation_matrices():
     pytest.importorskip('tf2_msgs.msg')
     from gjk_ros.models import rpy_to_matrix
     from gjk_ros.models.transforms import quaternion_to_matrix
-    from gjk_ros.ros.demo_scene import matrix_to_quaternion, rpy_matrix
+    from gjk_ros.demo.scene import matrix_to_quaternion, rpy_matrix
 
     rng = numpy.random.default_rng(3)
     # Include the half turns, where the quaternion's w is 0 and a naive formula divides by it.

@@ -15,8 +15,10 @@
 """
 launch_testing test of ``launch/gjk_distance.launch.py`` (runs on a ROS 2 install).
 
-The installed launch file starts the node; a test node publishes a one-link robot and a cube
-and checks ``~/distances`` against the core; after shutdown every process must have exited
+The installed launch file starts the node in a namespace of its own (so that no other node of
+the same name on the domain can answer); a test node publishes a one-link robot on the global
+``/robot_description`` (the launch file remaps it onto the namespaced node) and a cube, and
+checks ``~/distances`` against the core; after shutdown every process must have exited
 cleanly. Skipped where launch_testing is not installed (it is not on the package index).
 """
 
@@ -39,6 +41,7 @@ from node_harness import (box_urdf, find_record, marker, matrix, Scene,  # noqa:
                           STARTUP_TIMEOUT)
 
 CUBE_CENTRE = (0.4, 0.1, 0.0)
+NAMESPACE = 'launch_test_%d' % os.getpid()
 
 
 @pytest.mark.launch_test
@@ -48,7 +51,8 @@ def generate_test_description():
                                'gjk_distance.launch.py')
     return launch.LaunchDescription([
         IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
-                                 launch_arguments={'fixed_frame': 'world'}.items()),
+                                 launch_arguments={'fixed_frame': 'world',
+                                                   'namespace': NAMESPACE}.items()),
         launch_testing.actions.ReadyToTest(),
     ])
 
@@ -58,7 +62,7 @@ class TestDistances(unittest.TestCase):
 
     def test_distance_to_a_cube(self):
         """A 0.2 m cube link and a 0.1 m cube obstacle: the core's signed distance."""
-        with Scene(int(os.environ.get('ROS_DOMAIN_ID', '0'))) as scene:
+        with Scene(int(os.environ.get('ROS_DOMAIN_ID', '0')), '/' + NAMESPACE) as scene:
             scene.send_static_tf('world', 'arm')
             scene.send_urdf(box_urdf('launchbot', {'arm': [('box', (0.2, 0.2, 0.2),
                                                             (0.0, 0.0, 0.0))]}))

@@ -87,7 +87,10 @@ def test_records_are_the_minimum_over_pieces(seed, padding):
             truth = core_minimum(link_uids, obstacle_uids, poses)
             assert record['status'] in (PairStatus.VALID, PairStatus.APPROXIMATE)
             assert abs(record['distance'] - (truth.distance - padding)) <= 1e-9
-            point_on_link = numpy.array([record['x'], record['y'], record['z']])
+            point_on_link = numpy.array([record['link_x'], record['link_y'], record['link_z']])
+            # The float32 display copy is the same point, rounded.
+            numpy.testing.assert_allclose([record['x'], record['y'], record['z']],
+                                          point_on_link, rtol=1e-6, atol=1e-7)
             point_on_obstacle = numpy.array([record['obstacle_x'], record['obstacle_y'],
                                              record['obstacle_z']])
             normal = numpy.array([record['normal_x'], record['normal_y'], record['normal_z']])
@@ -114,6 +117,7 @@ def test_bad_input_marks_only_the_pairs_that_use_it():
                                        PairStatus.STALE, PairStatus.INVALID]
     for record in records[1:]:
         assert math.isnan(record['distance']) and math.isnan(record['x'])
+        assert math.isnan(record['link_x'])
 
 
 def test_rejected_body_is_invalid_without_pairs():

@@ -12,7 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The ~/distances layout: packing, reading, names, min_distance and markers."""
+"""
+The ~/distances layout: packing, reading, names, min_distance and markers.
+
+The layout is also checked against what the two standard readers accept: RViz2's PointCloud2
+display (FLOAT32 x, y, z) and ``sensor_msgs_py.point_cloud2.read_points``. sensor_msgs_py is not
+on the package index, so ``_upstream_read_points`` below is a faithful copy of its layout rules.
+"""
 
 import json
 import math
@@ -20,7 +26,7 @@ import subprocess
 import sys
 
 from gjk_ros.ros import PairStatus, read_distances
-from gjk_ros.ros.records import RECORD_DTYPE, RECORD_FIELDS
+from gjk_ros.ros.records import names_from_json, RECORD_DTYPE, RECORD_FIELDS
 import numpy
 import pytest
 
@@ -31,7 +37,10 @@ from std_msgs.msg import Header, String  # noqa: E402
 
 PointCloud2, PointField = sensor_msgs.PointCloud2, sensor_msgs.PointField
 
-NAMES = String(data=json.dumps({'links': ['arm', 'hand'], 'obstacles': ['box/0', 'box/1']}))
+NAMES = String(data=json.dumps({'links': {'0': 'arm', '1': 'hand'},
+                                'obstacles': {'0': 'box/0', '1': 'box/1'}}))
+FLOAT64_FIELDS = ['link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
+                  'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound']
 
 
 def sample_records():
@@ -40,37 +49,117 @@ def sample_records():
     records['obstacle_id'] = [0, 1, 0, 1]
     records['status'] = [PairStatus.VALID, PairStatus.STALE, PairStatus.APPROXIMATE,
                          PairStatus.BEYOND]
-    for name in ('x', 'y', 'z', 'obstacle_x', 'obstacle_y', 'obstacle_z', 'normal_x',
-                 'normal_y', 'normal_z', 'distance', 'error_bound'):
+    for name in ['x', 'y', 'z'] + FLOAT64_FIELDS:
         records[name] = numpy.nan
     values = {
-        0: {'x': 0.1, 'y': 0.0, 'z': 0.0, 'obstacle_x': 0.4, 'obstacle_y': 0.0,
+        0: {'link_x': 0.1, 'link_y': 0.0, 'link_z': 0.0, 'obstacle_x': 0.4, 'obstacle_y': 0.0,
             'obstacle_z': 0.0, 'normal_x': 1.0, 'normal_y': 0.0, 'normal_z': 0.0,
             'distance': 0.3, 'error_bound': 0.0},
-        2: {'x': 0.0, 'y': 0.0, 'z': 1.0, 'obstacle_x': 0.0, 'obstacle_y': 0.0,
+        2: {'link_x': 0.0, 'link_y': 0.0, 'link_z': 1.0, 'obstacle_x': 0.0, 'obstacle_y': 0.0,
             'obstacle_z': 1.2, 'normal_x': 0.0, 'normal_y': 0.0, 'normal_z': 1.0,
             'distance': 0.2, 'error_bound': 0.01},
     }
     for row, fields in values.items():
         for name, value in fields.items():
             records[name][row] = value
+        for axis in 'xyz':
+            records[axis][row] = fields['link_' + axis]
     return records
 
 
 def test_layout_matches_the_design():
     names = [name for name, _ in RECORD_FIELDS]
-    assert names == ['x', 'y', 'z', 'obstacle_x', 'obstacle_y', 'obstacle_z', 'normal_x',
-                     'normal_y', 'normal_z', 'distance', 'error_bound', 'link_id',
-                     'obstacle_id', 'status']
+    assert names == ['x', 'y', 'z'] + FLOAT64_FIELDS + ['link_id', 'obstacle_id', 'status']
     cloud = make_cloud(sample_records(), Header(frame_id='world'))
     types = {field.name: field.datatype for field in cloud.fields}
-    assert all(types[name] == PointField.FLOAT64 for name in names[:11])
+    offsets = {field.name: field.offset for field in cloud.fields}
+    assert all(types[name] == PointField.FLOAT64 for name in FLOAT64_FIELDS)
+    assert all(offsets[name] % 8 == 0 for name in FLOAT64_FIELDS)
     assert types['link_id'] == types['obstacle_id'] == PointField.UINT32
     assert types['status'] == PointField.UINT8
+    assert all(field.count == 1 for field in cloud.fields)
     assert cloud.height == 1 and cloud.width == 4
-    assert cloud.point_step % 8 == 0 and cloud.row_step == 4 * cloud.point_step
+    assert cloud.point_step == 120 and cloud.row_step == 4 * cloud.point_step
     assert len(cloud.data) == cloud.row_step
     assert not cloud.is_dense  # some records are not VALID
+
+
+def test_rviz_reads_positions_and_the_distance_channel():
+    # rviz_default_plugins (Jazzy): XYZPCTransformer::supports() accepts a cloud only when its
+    # "x" field is FLOAT32 and reads x, y, z as floats at their offsets;
+    # IntensityPCTransformer reads any field through valueFromCloud<float>(), whose switch
+    # covers FLOAT64, so "distance" can be the colour channel as it is.
+    cloud = make_cloud(sample_records(), Header(frame_id='world'))
+    fields = {field.name: field for field in cloud.fields}
+    assert [(fields[axis].offset, fields[axis].datatype) for axis in 'xyz'] == [
+        (0, PointField.FLOAT32), (4, PointField.FLOAT32), (8, PointField.FLOAT32)]
+    data = bytes(cloud.data)
+    for index, expected in ((0, (0.1, 0.0, 0.0)), (2, (0.0, 0.0, 1.0))):
+        start = index * cloud.point_step
+        xyz = numpy.frombuffer(data[start:start + 12], dtype=numpy.float32)
+        numpy.testing.assert_allclose(xyz, expected, rtol=1e-7)
+    distance = fields['distance']
+    start = 2 * cloud.point_step + distance.offset
+    assert numpy.frombuffer(data[start:start + 8], dtype=numpy.float64)[0] == 0.2
+
+
+# sensor_msgs_py.point_cloud2 (ros2/common_interfaces, branch jazzy, release 5.3.5):
+# read_points() views the data through dtype_from_fields(cloud.fields, point_step=...),
+# a dtype of every field at its offset, count > 1 split into suffixed sub-fields, and
+# itemsize = point_step; it byte-swaps when the cloud's endianness is not the machine's.
+_UPSTREAM_DATATYPES = {
+    PointField.INT8: numpy.dtype(numpy.int8), PointField.UINT8: numpy.dtype(numpy.uint8),
+    PointField.INT16: numpy.dtype(numpy.int16), PointField.UINT16: numpy.dtype(numpy.uint16),
+    PointField.INT32: numpy.dtype(numpy.int32), PointField.UINT32: numpy.dtype(numpy.uint32),
+    PointField.FLOAT32: numpy.dtype(numpy.float32),
+    PointField.FLOAT64: numpy.dtype(numpy.float64),
+}
+
+
+def _upstream_dtype_from_fields(fields, point_step=None):
+    names, offsets, formats = [], [], []
+    for index, field in enumerate(fields):
+        datatype = _UPSTREAM_DATATYPES[field.datatype]
+        name = field.name or f'unnamed_field_{index}'
+        assert field.count > 0
+        for sub in range(field.count):
+            sub_name = f'{name}_{sub}' if field.count > 1 else name
+            assert sub_name not in names
+            names.append(sub_name)
+            offsets.append(field.offset + sub * datatype.itemsize)
+            formats.append(datatype.str)
+    layout = {'names': names, 'formats': formats, 'offsets': offsets}
+    if point_step is not None:
+        layout['itemsize'] = point_step
+    return numpy.dtype(layout)
+
+
+def _upstream_read_points(cloud, field_names=None, skip_nans=False):
+    points = numpy.ndarray(shape=(cloud.width * cloud.height,),
+                           dtype=_upstream_dtype_from_fields(cloud.fields, cloud.point_step),
+                           buffer=cloud.data)
+    if field_names is not None:
+        points = points[list(field_names)]
+    if bool(sys.byteorder != 'little') != bool(cloud.is_bigendian):
+        points = points.byteswap(inplace=True)
+    if skip_nans and not cloud.is_dense:
+        keep = numpy.ones(len(points), dtype=bool)
+        for name in points.dtype.names:
+            keep &= ~numpy.isnan(points[name])
+        points = points[keep]
+    return points
+
+
+def test_sensor_msgs_py_read_points_reads_every_field():
+    records = sample_records()
+    cloud = make_cloud(records, Header(frame_id='world'))
+    points = _upstream_read_points(cloud)
+    assert points.dtype.names == RECORD_DTYPE.names
+    for name in RECORD_DTYPE.names:
+        numpy.testing.assert_array_equal(points[name], records[name])
+    xyz = _upstream_read_points(cloud, field_names=['x', 'y', 'z'], skip_nans=True)
+    assert len(xyz) == 2  # the measured records; the others carry NaN positions
+    numpy.testing.assert_allclose(xyz['z'], [0.0, 1.0])
 
 
 def test_round_trip_with_names():
@@ -93,9 +182,32 @@ def test_names_unknown_or_older_than_the_cloud():
     records = read_distances(cloud)
     assert all(r.link is None and r.obstacle is None for r in records)
     assert [r.link_id for r in records] == [0, 0, 1, 1]
-    short = json.dumps({'links': ['arm'], 'obstacles': ['box/0', 'box/1']})
-    records = read_distances(cloud, short)
+    # 'hand' is newer than this names message: its records have no name, the others do.
+    older = json.dumps({'links': {'0': 'arm'}, 'obstacles': {'0': 'box/0', '1': 'box/1'}})
+    records = read_distances(cloud, older)
     assert [r.link for r in records] == ['arm', 'arm', None, None]
+
+
+def test_names_list_only_the_bodies_that_exist_and_ids_are_not_positions():
+    text = json.dumps({'links': {'7': 'hand'}, 'obstacles': {'12': 'box/3', '40': 'cup/0'}})
+    assert names_from_json(text) == ({7: 'hand'}, {12: 'box/3', 40: 'cup/0'})
+    records = sample_records()[:1]
+    records['link_id'], records['obstacle_id'] = 7, 40
+    (record,) = read_distances(make_cloud(records, Header()), text)
+    assert (record.link, record.obstacle) == ('hand', 'cup/0')
+
+
+def test_old_list_names_are_read_by_position():
+    old = json.dumps({'links': ['arm', 'hand'], 'obstacles': ['box/0', 'box/1']})
+    assert names_from_json(old) == ({0: 'arm', 1: 'hand'}, {0: 'box/0', 1: 'box/1'})
+    records = read_distances(make_cloud(sample_records(), Header()), old)
+    assert [(r.link, r.obstacle) for r in records][-1] == ('hand', 'box/1')
+
+
+@pytest.mark.parametrize('text', ['[]', '{"links": 3}', '{"links": {"a": "arm"}}'])
+def test_malformed_names_are_rejected(text):
+    with pytest.raises(ValueError):
+        names_from_json(text)
 
 
 def test_foreign_byte_order_is_read():

@@ -20,10 +20,12 @@ same tests hold for the embedded venv (make install) and for a colcon install.
 
 """
 
+import ast
 import os
 import pathlib
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 
 from ament_index_python.packages import get_package_prefix
 from ament_index_python.packages import get_package_share_directory
@@ -59,6 +61,7 @@ def test_package_xml_installed(share):
 @pytest.mark.parametrize('folder, pattern, required', [
     ('launch', '*.launch.py', 'gjk_distance.launch.py'),
     ('config', '*.yaml', 'gjk_distance.yaml'),
+    ('config', '*.rviz', 'gjk_distance.rviz'),
 ])
 def test_share_folder_matches_sources(share, folder, pattern, required):
     sources = sorted((REPO_ROOT / folder).glob(pattern))
@@ -89,7 +92,8 @@ def test_venv_install_is_editable_with_scripts_on_path(prefix, tmp_path):
     assert pathlib.Path(found).resolve().is_relative_to(REPO_ROOT)
 
 
-@pytest.mark.parametrize('module', ['gjk_ros.core', 'gjk_ros.models'])
+@pytest.mark.parametrize('module', ['gjk_ros.core', 'gjk_ros.models', 'gjk_ros.demo',
+                                    'gjk_ros.ros.rviz_config'])
 def test_layer_does_not_import_rclpy(module, tmp_path):
     # A fresh interpreter: the test process itself may already have imported rclpy.
     code = f"import {module}, sys; assert 'rclpy' not in sys.modules, 'rclpy was imported'"
@@ -116,3 +120,41 @@ def test_tf2_msgs_type_hash_matches_jazzy(rclpy_context):
         assert [str(e.topic_type_hash) for e in endpoints] == [JAZZY_TF_MESSAGE_HASH]
     finally:
         node.destroy_node()
+
+
+# The rosdep key or ROS package that provides each top-level module the package imports.
+MODULE_KEYS = {
+    'ament_index_python': 'ament_index_python', 'builtin_interfaces': 'builtin_interfaces',
+    'collada': 'python3-collada', 'diagnostic_msgs': 'diagnostic_msgs',
+    'geometry_msgs': 'geometry_msgs', 'launch': 'launch', 'launch_ros': 'launch_ros',
+    'matplotlib': 'python3-matplotlib', 'mpl_toolkits': 'python3-matplotlib',
+    'numba': 'python3-numba', 'numpy': 'python3-numpy', 'rcl_interfaces': 'rcl_interfaces',
+    'rclpy': 'rclpy', 'scipy': 'python3-scipy', 'sensor_msgs': 'sensor_msgs',
+    'std_msgs': 'std_msgs', 'tf2_msgs': 'tf2_msgs', 'trimesh': 'python3-trimesh-pip',
+    'visualization_msgs': 'visualization_msgs', 'yaml': 'python3-yaml',
+}
+
+
+def imported_modules(paths):
+    """Top-level names of every module imported by the given Python files."""
+    names = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split('.')[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add(node.module.split('.')[0])
+    return names - set(sys.stdlib_module_names) - {PACKAGE}
+
+
+def test_package_xml_declares_every_runtime_import():
+    sources = list((REPO_ROOT / PACKAGE).rglob('*.py')) + list(
+        (REPO_ROOT / 'launch').glob('*.py'))
+    modules = imported_modules(sources)
+    unknown = modules - set(MODULE_KEYS)
+    assert not unknown, f'add these modules to MODULE_KEYS and package.xml: {unknown}'
+    package = ElementTree.parse(REPO_ROOT / 'package.xml').getroot()
+    declared = {element.text for tag in ('depend', 'exec_depend') for element in
+                package.iter(tag)}
+    missing = {MODULE_KEYS[module] for module in modules} - declared
+    assert not missing, f'package.xml lacks <exec_depend> for {sorted(missing)}'

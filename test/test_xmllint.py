@@ -16,8 +16,6 @@ import shutil
 
 import pytest
 
-main = pytest.importorskip('ament_xmllint.main', reason='ament_xmllint is not installed').main
-
 
 @pytest.mark.linter
 @pytest.mark.xmllint
@@ -25,5 +23,8 @@ main = pytest.importorskip('ament_xmllint.main', reason='ament_xmllint is not in
     shutil.which('xmllint') is None,
     reason="the 'xmllint' program is missing (Debian/Ubuntu: apt-get install libxml2-utils)")
 def test_xmllint():
+    # Imported here, not at module level: see test_copyright.py.
+    main = pytest.importorskip('ament_xmllint.main',
+                               reason='ament_xmllint is not installed').main
     rc = main(argv=[])
     assert rc == 0, 'Found errors'

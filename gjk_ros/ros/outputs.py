@@ -17,19 +17,15 @@
 import math
 import sys
 
-from geometry_msgs.msg import Point
+from gjk_ros.ros.markers import distance_colour, SEGMENT_NAMESPACE, witness_segments
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField
-from std_msgs.msg import ColorRGBA
-from visualization_msgs.msg import Marker, MarkerArray
+from visualization_msgs.msg import MarkerArray
 
-__all__ = ['make_cloud', 'make_markers', 'min_distance', 'MARKER_NAMESPACE']
+__all__ = ['distance_colour', 'make_cloud', 'make_markers', 'min_distance', 'MARKER_NAMESPACE']
 
-MARKER_NAMESPACE = 'witness_segments'
-
-# Width of the witness segments in RViz, metres.
-_LINE_WIDTH = 0.005
+MARKER_NAMESPACE = SEGMENT_NAMESPACE
 
 
 def make_cloud(records, header):
@@ -108,43 +104,11 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
 _UNKNOWN = (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING)
 
 
-def distance_colour(distance, scale):
-    """
-    Colour a witness segment: red at contact, yellow at half ``scale``, green beyond.
-
-    Parameters
-    ----------
-    distance : float
-        Signed distance, metres.
-    scale : float
-        Distance shown in full green (``max_distance``, or 1 m if that is infinite).
-
-    """
-    fraction = min(max(distance / scale, 0.0), 1.0)
-    red = min(1.0, 2.0 * (1.0 - fraction))
-    green = min(1.0, 2.0 * fraction)
-    return ColorRGBA(r=red, g=green, b=0.0, a=1.0)
-
-
 def make_markers(records, header, max_distance):
     """
-    Witness segments of the measured records as one LINE_LIST marker.
+    Witness segments of the measured records as one LINE_LIST marker (no lifetime).
 
-    One marker with per-vertex colours, always the same id: each message replaces the last,
-    so no DELETE bookkeeping is needed. With nothing to show the marker is deleted.
+    The node's ``~/markers`` before hulls and labels: ``gjk_ros.ros.markers.MarkerBuilder``
+    draws those too, and this stays for callers that only want the segments.
     """
-    marker = Marker(header=header, ns=MARKER_NAMESPACE, id=0, type=Marker.LINE_LIST)
-    marker.pose.orientation.w = 1.0
-    marker.scale.x = _LINE_WIDTH
-    measured = numpy.isin(records['status'], (PairStatus.VALID, PairStatus.APPROXIMATE))
-    scale = max_distance if math.isfinite(max_distance) else 1.0
-    for record in records[measured]:
-        colour = distance_colour(float(record['distance']), scale)
-        marker.points.append(Point(x=float(record['x']), y=float(record['y']),
-                                   z=float(record['z'])))
-        marker.points.append(Point(x=float(record['obstacle_x']),
-                                   y=float(record['obstacle_y']),
-                                   z=float(record['obstacle_z'])))
-        marker.colors += [colour, colour]
-    marker.action = Marker.ADD if marker.points else Marker.DELETE
-    return MarkerArray(markers=[marker])
+    return MarkerArray(markers=[witness_segments(records, header, max_distance)])

@@ -273,7 +273,10 @@ class PairTracker:
         approximate = numpy.isin(pair_set.status[best], _APPROXIMATE)
         status[rows] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
         normal = pair_set.normal[best]
-        _fill_vectors(records, rows, ('x', 'y', 'z'), pair_set.witness_a[best] + padding * normal)
+        link_witness = pair_set.witness_a[best] + padding * normal
+        _fill_vectors(records, rows, ('link_x', 'link_y', 'link_z'), link_witness)
+        # x, y, z: the same point as float32, for RViz (see records.py).
+        _fill_vectors(records, rows, ('x', 'y', 'z'), link_witness)
         _fill_vectors(records, rows, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
                       pair_set.witness_b[best])
         _fill_vectors(records, rows, ('normal_x', 'normal_y', 'normal_z'), normal)

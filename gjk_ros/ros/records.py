@@ -19,6 +19,11 @@ One ``sensor_msgs/PointCloud2`` point is one (link, obstacle) pair. The layout i
 ``RECORD_DTYPE``; the reader builds its dtype from the message's own ``fields`` so it keeps
 working if fields are appended later. This module needs only numpy: importing it (or
 ``gjk_ros.ros``) never imports rclpy or starts anything.
+
+The first three fields are ``x, y, z`` as FLOAT32 at offsets 0, 4 and 8, the layout of every
+PCL-style cloud: RViz2's PointCloud2 display only accepts FLOAT32 positions
+(rviz_default_plugins ``XYZPCTransformer::supports``). They hold the link witness point rounded
+to float32, for display. The exact values follow as 8-byte aligned FLOAT64 fields.
 """
 
 from dataclasses import dataclass
@@ -58,15 +63,19 @@ class PairStatus(enum.IntEnum):
 # needs no message import.
 _POINT_FIELD_UINT8 = 2
 _POINT_FIELD_UINT32 = 6
+_POINT_FIELD_FLOAT32 = 7
 _POINT_FIELD_FLOAT64 = 8
 _POINT_FIELD_TYPES = {
     1: 'i1', 2: 'u1', 3: 'i2', 4: 'u2', 5: 'i4', 6: 'u4', 7: 'f4', 8: 'f8',
 }
 
 RECORD_FIELDS = (
-    ('x', _POINT_FIELD_FLOAT64),
-    ('y', _POINT_FIELD_FLOAT64),
-    ('z', _POINT_FIELD_FLOAT64),
+    ('x', _POINT_FIELD_FLOAT32),
+    ('y', _POINT_FIELD_FLOAT32),
+    ('z', _POINT_FIELD_FLOAT32),
+    ('link_x', _POINT_FIELD_FLOAT64),
+    ('link_y', _POINT_FIELD_FLOAT64),
+    ('link_z', _POINT_FIELD_FLOAT64),
     ('obstacle_x', _POINT_FIELD_FLOAT64),
     ('obstacle_y', _POINT_FIELD_FLOAT64),
     ('obstacle_z', _POINT_FIELD_FLOAT64),
@@ -84,26 +93,28 @@ RECORD_FIELDS = (
 
 def _record_dtype():
     """
-    Build the packed record dtype, padded to a multiple of 8 bytes.
+    Build the record dtype: every field aligned to its own size, padded to a multiple of 8.
 
-    The 97 bytes of fields are padded to a point_step of 104 so that every float64 of every
-    record stays 8-byte aligned.
+    x, y, z take bytes 0-11; 4 bytes of padding put ``link_x`` at 16, so every float64 of every
+    record is 8-byte aligned. The 113 bytes of fields are padded to a point_step of 120.
     """
     names, formats, offsets = [], [], []
     offset = 0
     for name, datatype in RECORD_FIELDS:
         code = _POINT_FIELD_TYPES[datatype]
+        size = numpy.dtype(code).itemsize
+        offset = (offset + size - 1) // size * size
         names.append(name)
         formats.append(code)
         offsets.append(offset)
-        offset += numpy.dtype(code).itemsize
+        offset += size
     itemsize = (offset + 7) // 8 * 8
     return numpy.dtype({'names': names, 'formats': formats, 'offsets': offsets,
                         'itemsize': itemsize})
 
 
 RECORD_DTYPE = _record_dtype()
-"""Native-endian numpy dtype of one ``~/distances`` point (point_step 104)."""
+"""Native-endian numpy dtype of one ``~/distances`` point (point_step 120)."""
 
 
 @dataclass(frozen=True)
@@ -114,17 +125,18 @@ class DistanceRecord:
     Attributes
     ----------
     link, obstacle : str or None
-        Body names from ``~/names``; None when the names message is unknown or older than
-        the cloud (the ids are still valid).
+        Body names from ``~/names``; None when the names message is unknown or does not list
+        the id (the body is newer than that message, or already gone).
     link_id, obstacle_id : int
-        Positions in the ``~/names`` lists; an id never changes meaning.
+        Keys of the ``~/names`` maps; an id is never reused, so it never changes meaning.
     distance : float
         Signed distance (MTD), metres: > 0 apart, < 0 overlapping. NaN unless ``status`` is
         VALID or APPROXIMATE.
     status : PairStatus
         Always check it before using ``distance``.
     point_on_link, point_on_obstacle : (3,) float
-        Witness points in the cloud's frame (``fixed_frame``).
+        Witness points in the cloud's frame (``fixed_frame``), float64 (the ``link_*`` and
+        ``obstacle_*`` fields; ``x, y, z`` is the same link point rounded to float32).
     normal : (3,) float
         Unit vector from the link towards the obstacle;
         ``point_on_obstacle - point_on_link == distance * normal``.
@@ -152,27 +164,38 @@ class DistanceRecord:
 
 def names_from_json(text):
     """
-    Parse the ``~/names`` JSON into (links, obstacles) lists.
+    Parse the ``~/names`` JSON into (links, obstacles) maps from id to name.
 
     Parameters
     ----------
     text : str
-        ``{"links": [...], "obstacles": [...]}``.
+        ``{"links": {"<id>": "<name>", ...}, "obstacles": {"<id>": "<name>", ...}}``, listing
+        the bodies that exist now. The older append-only form, where each value is a list and
+        the position in it is the id, is read too.
 
     Returns
     -------
-    tuple of (list of str, list of str)
+    tuple of (dict of int to str, dict of int to str)
+
+    Raises
+    ------
+    ValueError
+        If the text is not JSON of that shape.
 
     """
     names = json.loads(text)
+    if not isinstance(names, dict):
+        raise ValueError('~/names: expected a JSON object, got %s' % type(names).__name__)
     return _id_map(names.get('links', {})), _id_map(names.get('obstacles', {}))
 
 
-def _id_map(names):
-    """``{id: name}`` from the current format (a JSON object) or the old one (a list)."""
-    if isinstance(names, list):
-        return dict(enumerate(names))
-    return {int(key): value for key, value in names.items()}
+def _id_map(entries):
+    """``{"<id>": name}`` or ``[name, ...]`` (position = id) as a dict of int to str."""
+    if isinstance(entries, list):
+        return dict(enumerate(entries))
+    if isinstance(entries, dict):
+        return {int(key): name for key, name in entries.items()}
+    raise ValueError('~/names: expected an object or a list, got %s' % type(entries).__name__)
 
 
 def records_from_cloud(cloud_msg):
@@ -219,16 +242,16 @@ def records_from_cloud(cloud_msg):
     return points
 
 
-def _name_at(names, index):
-    """Return the name of id ``index``, or None when unknown."""
-    return None if names is None else names.get(index)
+def _name_of(names, body_id):
+    """Return the name of ``body_id``, or None when the names are unknown or lack the id."""
+    return None if names is None else names.get(body_id)
 
 
-def _names_text(names_msg):
-    """Accept a std_msgs/String, a JSON str or None."""
-    if names_msg is None:
-        return None
-    return names_msg if isinstance(names_msg, str) else names_msg.data
+def _name_maps(names):
+    """Accept a std_msgs/String, a JSON str, parsed (links, obstacles) maps, or None."""
+    if names is None or isinstance(names, tuple):
+        return names if names is not None else (None, None)
+    return names_from_json(names if isinstance(names, str) else names.data)
 
 
 def read_distances(cloud_msg, names_msg=None):
@@ -239,11 +262,12 @@ def read_distances(cloud_msg, names_msg=None):
     ----------
     cloud_msg : sensor_msgs.msg.PointCloud2
         A message from ``~/distances``.
-    names_msg : std_msgs.msg.String or str or None
-        The latest ``~/names`` message (or its JSON text). None means the names are not known
+    names_msg : std_msgs.msg.String or str or tuple or None
+        The latest ``~/names`` message, its JSON text, or ``names_from_json`` of it (parse it
+        once when reading many clouds). None means the names are not known
         yet: every record then has ``link`` and ``obstacle`` None, while ids, distances and
-        statuses are still filled. A name is also None when its id is newer than the given
-        names message.
+        statuses are still filled. A name is also None when the names message does not list
+        its id (a body newer than that message, or one removed since).
 
     Returns
     -------
@@ -257,20 +281,19 @@ def read_distances(cloud_msg, names_msg=None):
 
     """
     points = records_from_cloud(cloud_msg)
-    text = _names_text(names_msg)
-    links, obstacles = names_from_json(text) if text is not None else (None, None)
+    links, obstacles = _name_maps(names_msg)
     records = []
     for point in points:
         link_id = int(point['link_id'])
         obstacle_id = int(point['obstacle_id'])
         records.append(DistanceRecord(
-            link=_name_at(links, link_id),
-            obstacle=_name_at(obstacles, obstacle_id),
+            link=_name_of(links, link_id),
+            obstacle=_name_of(obstacles, obstacle_id),
             link_id=link_id,
             obstacle_id=obstacle_id,
             distance=float(point['distance']),
             status=PairStatus(int(point['status'])),
-            point_on_link=numpy.array([point['x'], point['y'], point['z']]),
+            point_on_link=numpy.array([point['link_x'], point['link_y'], point['link_z']]),
             point_on_obstacle=numpy.array(
                 [point['obstacle_x'], point['obstacle_y'], point['obstacle_z']]),
             normal=numpy.array([point['normal_x'], point['normal_y'], point['normal_z']]),

@@ -26,7 +26,8 @@ The process plays the part of robot_state_publisher and of a perception stack:
 The motion is a function of the tick count, not of the wall clock, so every run plays the same
 sequence of poses (only the stamps, which are the wall time of publication, differ).
 
-Run it alone with ``python -m gjk_ros.ros.demo_scene``; ``gjk-ros demo`` starts it for you.
+Run it alone with ``python -m gjk_ros.demo.scene`` (``--help``: the obstacle topic and rate, and
+ROS arguments such as ``--ros-args -r __ns:=/sim``); ``gjk-ros demo`` starts it for you.
 """
 
 import argparse
@@ -39,6 +40,7 @@ from typing import Callable, Optional, Sequence
 import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import Point, TransformStamped
+from gjk_ros.ros.markers import matrix_to_quaternion
 import numpy
 import rclpy
 from rclpy.executors import ExternalShutdownException
@@ -263,45 +265,6 @@ def translation_matrix(x, y, z):
     pose = numpy.eye(4)
     pose[:3, 3] = (x, y, z)
     return pose
-
-
-def matrix_to_quaternion(rotation):
-    """
-    Return the unit quaternion (x, y, z, w) of a rotation matrix.
-
-    Uses the largest diagonal term as pivot so it stays accurate for every rotation.
-
-    Parameters
-    ----------
-    rotation : (3, 3) float
-        A proper rotation matrix.
-
-    Returns
-    -------
-    tuple of 4 float
-        (x, y, z, w), unit length.
-
-    """
-    m = rotation
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
-    if trace > 0.0:
-        s = 2.0 * math.sqrt(trace + 1.0)
-        quat = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s,
-                0.25 * s)
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
-        quat = (0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s,
-                (m[2, 1] - m[1, 2]) / s)
-    elif m[1, 1] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
-        quat = ((m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s,
-                (m[0, 2] - m[2, 0]) / s)
-    else:
-        s = 2.0 * math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
-        quat = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s,
-                (m[1, 0] - m[0, 1]) / s)
-    norm = math.sqrt(sum(q * q for q in quat))
-    return tuple(q / norm for q in quat)
 
 
 def _float_triple(text, default):

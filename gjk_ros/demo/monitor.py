@@ -44,6 +44,8 @@ NODE_NAME = 'gjk_distance'
 STOP_GRACE = (5.0, 2.0)
 # Once running, a gap this long (s) without distances means the node or the scene is stuck.
 DATA_TIMEOUT = 10.0
+# Domain ids the demo may pick by itself (those of the test suite's locks, see conftest.py).
+DEMO_DOMAIN_IDS = range(1, 101)
 _ANSI_CURSOR_UP_AND_CLEAR = '\x1b[{count}F\x1b[J'
 
 
@@ -57,11 +59,15 @@ class DemoOptions:
     duration : float
         Seconds to run after the first distances arrive.
     plot : str
-        Path of the PNG written at the end.
+        Path of the PNG of distances over time written at the end.
+    scene_plot : str
+        Path of the PNG of the received ``~/markers`` (hulls, witness segments) at the instant
+        of the smallest distance, written at the end.
     interval : float or None
         Seconds between table refreshes; None picks 0.5 s on a terminal, 2 s otherwise.
     domain_id : int or None
-        ROS_DOMAIN_ID for this process and its children; None keeps the environment's.
+        ROS_DOMAIN_ID for this process and its children; None picks a free one (see
+        ``hold_free_domain``), so the demo never talks to another graph.
     rate_hz : float
         Node compute rate and scene TF rate.
     startup_timeout : float
@@ -73,6 +79,7 @@ class DemoOptions:
 
     duration: float = 20.0
     plot: str = 'gjk_demo_distances.png'
+    scene_plot: str = 'gjk_demo_scene.png'
     interval: float = None
     domain_id: int = None
     rate_hz: float = 50.0
@@ -281,7 +288,7 @@ def node_command(rate_hz, parameters=()):
 
 def scene_command(rate_hz):
     """Return the command line that starts the demo scene publisher."""
-    return [sys.executable, '-m', 'gjk_ros.ros.demo_scene', '--rate-hz', str(float(rate_hz)),
+    return [sys.executable, '-m', 'gjk_ros.demo.scene', '--rate-hz', str(float(rate_hz)),
             '--obstacle-topic', f'/{NODE_NAME}/obstacles']
 
 
@@ -390,57 +397,114 @@ class TablePrinter:
         return 0.5 if self._in_place else 2.0
 
 
-def _make_monitor(history):
-    """Create the monitor node (rclpy must be initialised)."""
-    from rclpy.node import Node
-    from rclpy.qos import (DurabilityPolicy, QoSProfile, qos_profile_sensor_data,
-                           ReliabilityPolicy)
-    from sensor_msgs.msg import PointCloud2
-    from std_msgs.msg import Float64, String
+class SceneSnapshot:
+    """
+    The received ``~/markers`` at the instant of the smallest distance of the run.
 
-    from gjk_ros.ros.records import read_distances
+    The node publishes ``~/distances`` and ``~/markers`` of a cycle one after the other, so
+    when a cloud brings a new smallest distance, the next marker message is kept.
+    """
+
+    def __init__(self):
+        from gjk_ros.demo.snapshot import MarkerState
+
+        self.state = MarkerState()
+        self.closest = math.inf
+        self.markers = None
+        self.elapsed = None
+        self._elapsed_now = 0.0
+        self._wanted = False
+
+    def on_records(self, records, elapsed):
+        """Note a cloud's records; the next markers are kept if it holds a new minimum."""
+        self._elapsed_now = elapsed
+        distances = [r.distance for r in records if r.is_measured]
+        if distances and min(distances) < self.closest:
+            self.closest = min(distances)
+            self._wanted = True
+
+    def on_markers(self, array, now):
+        """Apply a MarkerArray received at ``now`` (monotonic seconds)."""
+        self.state.apply(array, now)
+        if self._wanted or self.markers is None:
+            self.markers = self.state.live(now)
+            self.elapsed = self._elapsed_now
+            self._wanted = False
+
+
+def _make_monitor(history, snapshot):
+    """Create the monitor node (rclpy must be initialised)."""
+    from gjk_ros.ros.listener import DistanceListener, STREAM_QOS
+    from rclpy.node import Node
+    from visualization_msgs.msg import MarkerArray
 
     class DemoMonitor(Node):
-        """Keep the latest records and the history of every pair."""
+        """Keep the latest records, the history of every pair and the scene snapshot."""
 
         def __init__(self):
             super().__init__('gjk_demo_monitor')
             self.latest = None
-            self.names = None
             self.min_distance = None
             self.first_stamp = None
             self.elapsed = 0.0
-            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
-            # Best effort subscriptions match both reliable and best-effort publishers.
-            self.create_subscription(PointCloud2, f'/{NODE_NAME}/distances', self._on_cloud,
-                                     qos_profile_sensor_data)
-            self.create_subscription(String, f'/{NODE_NAME}/names', self._on_names, latched)
-            self.create_subscription(Float64, f'/{NODE_NAME}/min_distance', self._on_min,
-                                     qos_profile_sensor_data)
+            self.listener = DistanceListener(self, self._on_records, f'/{NODE_NAME}',
+                                             on_min_distance=self._on_min)
+            self.create_subscription(MarkerArray, f'/{NODE_NAME}/markers', self._on_markers,
+                                     STREAM_QOS)
 
-        def _on_names(self, message):
-            self.names = message
+        def _on_min(self, value):
+            self.min_distance = value
 
-        def _on_min(self, message):
-            self.min_distance = message.data
+        def _on_markers(self, array):
+            snapshot.on_markers(array, time.monotonic())
 
-        def _on_cloud(self, message):
-            if self.names is None:
-                return  # Without names the rows cannot be labelled; the names are latched.
-            records = read_distances(message, self.names)
+        def _on_records(self, records, header):
             if not records or any(r.link is None or r.obstacle is None for r in records):
                 # No bodies yet, or a body newer than our names message (its update is on
                 # the way): nothing to show.
                 return
-            stamp = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+            stamp = header.stamp.sec + 1e-9 * header.stamp.nanosec
             if self.first_stamp is None:
                 self.first_stamp = stamp
             self.elapsed = stamp - self.first_stamp
             self.latest = records
             history.add(self.elapsed, records)
+            snapshot.on_records(records, self.elapsed)
 
     return DemoMonitor()
+
+
+def hold_free_domain():
+    """
+    Pick a ROS domain id no test or other demo on this machine holds, and hold it.
+
+    The same per-id lock files as the test suite's (``test/conftest.py``): an exclusive
+    ``flock`` on ``<tmp>/gjk_ros_test_domains/<id>.lock`` for ids 1 to 100, released when the
+    returned file is closed or the process ends. Domain 0, every stray node's default, is
+    never used.
+
+    Returns
+    -------
+    tuple of (int, file)
+        The id and the open lock file.
+
+    """
+    import fcntl
+
+    lock_dir = os.path.join(tempfile.gettempdir(), 'gjk_ros_test_domains')
+    os.makedirs(lock_dir, exist_ok=True)
+    start = os.getpid() % len(DEMO_DOMAIN_IDS)
+    for offset in range(len(DEMO_DOMAIN_IDS)):
+        domain_id = DEMO_DOMAIN_IDS[(start + offset) % len(DEMO_DOMAIN_IDS)]
+        handle = open(os.path.join(lock_dir, f'{domain_id}.lock'), 'a')
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        return domain_id, handle
+    raise RuntimeError('every ROS domain id from 1 to 100 is held by tests or demos; '
+                       'pass --domain-id')
 
 
 class _Stop(Exception):
@@ -469,21 +533,34 @@ def run_demo(options, out=None):
 
     """
     out = sys.stdout if out is None else out
-    if options.domain_id is not None:
-        os.environ['ROS_DOMAIN_ID'] = str(options.domain_id)
+    domain_lock = None
+    if options.domain_id is None:
+        domain_id, domain_lock = hold_free_domain()
+    else:
+        domain_id = options.domain_id
+    os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    try:
+        return _run(options, out)
+    finally:
+        if domain_lock is not None:
+            domain_lock.close()
+
+
+def _run(options, out):
+    """Run the demo on the domain set in the environment."""
     log_dir = options.log_dir or tempfile.mkdtemp(prefix='gjk_demo_')
     os.makedirs(log_dir, exist_ok=True)
     logs = {'node': os.path.join(log_dir, 'node.log'),
             'scene': os.path.join(log_dir, 'scene.log')}
-    print(f"gjk-ros demo: ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}, "
+    print(f"gjk-ros demo: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}, "
           f'node and scene output in {log_dir}', file=out, flush=True)
-    history = PairHistory()
+    history, snapshot = PairHistory(), SceneSnapshot()
     children = {}
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         children['node'] = start_child(node_command(options.rate_hz), logs['node'])
         children['scene'] = start_child(scene_command(options.rate_hz), logs['scene'])
-        status = _monitor(options, history, children, logs, out)
+        status = _monitor(options, history, snapshot, children, logs, out)
     except (KeyboardInterrupt, _Stop):
         print('\nstopped by signal', file=out, flush=True)
         status = 0 if history.pairs else 1
@@ -492,21 +569,36 @@ def run_demo(options, out=None):
             if name in children:
                 stop_child(children[name])
         signal.signal(signal.SIGTERM, previous_sigterm)
-    return _finish(history, options.plot, out) if status == 0 else status
+    return _finish(history, snapshot, options, out) if status == 0 else status
 
 
-def _finish(history, plot_path, out):
-    """Print the summary and write the plot; return the exit status."""
+def _finish(history, snapshot, options, out):
+    """Print the summary and write the plots; return the exit status."""
     if not history.pairs:
         print('no distances were received', file=out, flush=True)
         return 1
     print('\n'.join(summary_lines(history)), file=out)
-    plot_history(history, plot_path)
-    print(f'plot written to {os.path.abspath(plot_path)}', file=out, flush=True)
+    plot_history(history, options.plot)
+    print(f'plot written to {os.path.abspath(options.plot)}', file=out, flush=True)
+    _write_scene_plot(snapshot, options.scene_plot, out)
     return 0
 
 
-def _monitor(options, history, children, logs, out):
+def _write_scene_plot(snapshot, path, out):
+    """Render the snapshot of ~/markers (a note in the title if none arrived)."""
+    from gjk_ros.demo.snapshot import render_markers
+
+    if snapshot.markers is None:
+        title = f'no ~/markers received from /{NODE_NAME}'
+    else:
+        title = (f'/{NODE_NAME}/markers at t = {snapshot.elapsed:.1f} s, smallest distance '
+                 f'{snapshot.closest:+.3f} m')
+    render_markers(snapshot.markers or [], path, title)
+    count = len(snapshot.markers or [])
+    print(f'scene ({count} markers) written to {os.path.abspath(path)}', file=out, flush=True)
+
+
+def _monitor(options, history, snapshot, children, logs, out):
     """Spin the monitor node until the run is over; return 0 or 1."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -514,7 +606,7 @@ def _monitor(options, history, children, logs, out):
 
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     try:
-        monitor = _make_monitor(history)
+        monitor = _make_monitor(history, snapshot)
         executor = SingleThreadedExecutor()
         executor.add_node(monitor)
         printer = TablePrinter(out)

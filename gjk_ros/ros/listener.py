@@ -1,0 +1,118 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Consume a ``gjk_distance`` node's outputs from any rclpy node.
+
+``DistanceListener`` makes the subscriptions with the QoS the node publishes with and calls
+back with named records::
+
+    listener = DistanceListener(node, on_distances, '/gjk_distance')
+
+    def on_distances(records, header):
+        ...  # list of DistanceRecord, names filled from the latest ~/names
+
+It is the subscriber side of the node's topic table: ``~/names`` is latched (reliable,
+transient local, depth 1, as robot_state_publisher's ``robot_description``), so a listener
+that starts late still gets the names; ``~/distances`` and ``~/min_distance`` are reliable,
+volatile, depth 10.
+"""
+
+from gjk_ros.ros.records import names_from_json, read_distances
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import PointCloud2
+from std_msgs.msg import Float64, String
+
+__all__ = ['DEFAULT_SOURCE', 'DistanceListener', 'NAMES_QOS', 'STREAM_QOS']
+
+DEFAULT_SOURCE = '/gjk_distance'
+
+NAMES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                       history=HistoryPolicy.KEEP_LAST)
+STREAM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+
+
+class DistanceListener:
+    """
+    Subscribe to a ``gjk_distance`` node and call back with named records.
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node that owns the subscriptions (spin it as usual).
+    callback : callable(list of DistanceRecord, std_msgs.msg.Header)
+        Called for every ``~/distances`` message once a ``~/names`` message has arrived
+        (earlier clouds are dropped: their records could not be named). A record whose body
+        is newer than the latest names message has ``link`` or ``obstacle`` None.
+    source : str
+        Fully qualified name of the distance node, which prefixes its topics:
+        ``'/gjk_distance'``, or ``'/left/gjk_distance'`` for a node launched with
+        ``namespace:=left``. A relative name is resolved in ``node``'s namespace.
+    on_min_distance : callable(float), optional
+        Also subscribe to ``~/min_distance`` (fail-safe: -inf when anything is unknown).
+
+    Attributes
+    ----------
+    names : tuple of (dict, dict) or None
+        The latest ``~/names``: link and obstacle names by id.
+    dropped : int
+        Clouds dropped because no names had arrived yet.
+
+    """
+
+    def __init__(self, node, callback, source=DEFAULT_SOURCE, on_min_distance=None):
+        self.names = None
+        self.dropped = 0
+        self._logger = node.get_logger()
+        self._callback = callback
+        self._on_min_distance = on_min_distance
+        prefix = source.rstrip('/')
+        self.subscriptions = [
+            node.create_subscription(String, f'{prefix}/names', self._on_names, NAMES_QOS),
+            node.create_subscription(PointCloud2, f'{prefix}/distances', self._on_distances,
+                                     STREAM_QOS),
+        ]
+        if on_min_distance is not None:
+            self.subscriptions.append(node.create_subscription(
+                Float64, f'{prefix}/min_distance', self._on_min, STREAM_QOS))
+
+    def _on_names(self, message):
+        try:
+            self.names = names_from_json(message.data)
+        except ValueError as error:
+            self._logger.warning(f'ignoring a malformed ~/names message: {error}',
+                                 throttle_duration_sec=5.0)
+
+    def _on_distances(self, message):
+        if self.names is None:
+            self.dropped += 1
+            return
+        try:
+            records = read_distances(message, self.names)
+        except ValueError as error:
+            self._logger.warning(f'ignoring a ~/distances message: {error}',
+                                 throttle_duration_sec=5.0)
+            return
+        self._callback(records, message.header)
+
+    def _on_min(self, message):
+        self._on_min_distance(message.data)
+
+    def destroy(self, node):
+        """Destroy the subscriptions (``node`` is the one given to the constructor)."""
+        for subscription in self.subscriptions:
+            node.destroy_subscription(subscription)
+        self.subscriptions = []
