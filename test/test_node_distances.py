@@ -220,8 +220,11 @@ def test_outputs_agree(scene, node, namespace):
         if scene.count('distances') != cloud_count or minimum is None or markers is None:
             return False
         measured = [r for r in records if r.status == PairStatus.VALID]
+        segments = [m for m in markers.markers if m.ns == 'witness_segments']
+        hulls = {m.ns for m in markers.markers if m.type == m.TRIANGLE_LIST}
         return (math.isclose(minimum.data, min(r.distance for r in measured), abs_tol=1e-12)
-                and len(markers.markers[0].points) == 2 * len(measured))
+                and len(segments) == 1 and len(segments[0].points) == 2 * len(measured)
+                and hulls == {'link_hulls', 'obstacle_hulls'})
     wait_until(consistent, what='~/min_distance and ~/markers to agree with ~/distances')
     cloud = scene.message('distances')
     assert cloud.header.frame_id == 'world' and cloud.height == 1

@@ -113,12 +113,14 @@ def test_launch_file_declares_its_arguments():
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     arguments = [call.args[0].value for call in calls
                  if getattr(call.func, 'id', '') == 'DeclareLaunchArgument']
-    assert arguments == ['params_file', 'namespace', 'fixed_frame']
-    (node,) = [call for call in calls if getattr(call.func, 'id', '') == 'Node']
-    keywords = {kw.arg: getattr(kw.value, 'value', None) for kw in node.keywords}
-    assert keywords['package'] == 'gjk_ros'
+    assert arguments == ['params_file', 'namespace', 'fixed_frame', 'robot_description_topic',
+                         'rviz']
+    nodes = [{kw.arg: getattr(kw.value, 'value', getattr(kw.value, 'id', None))
+              for kw in call.keywords}
+             for call in calls if getattr(call.func, 'id', '') == 'Node']
+    (keywords,) = [node for node in nodes if node.get('package') == 'gjk_ros']  # and rviz2
     assert keywords['executable'] == 'gjk_distance_node'
-    assert keywords['name'] == 'gjk_distance'
+    assert keywords['name'] == 'NODE_NAME' and "NODE_NAME = 'gjk_distance'" in LAUNCH.read_text()
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ import pytest
 
 sensor_msgs = pytest.importorskip('sensor_msgs.msg')
 
-from gjk_ros.ros.outputs import make_cloud, make_markers, min_distance  # noqa: E402, I100
+from gjk_ros.ros.outputs import make_cloud, min_distance  # noqa: E402, I100
 from std_msgs.msg import Header, String  # noqa: E402
 
 PointCloud2, PointField = sensor_msgs.PointCloud2, sensor_msgs.PointField
@@ -253,18 +253,6 @@ def test_min_distance_fails_safe():
     assert min_distance(empty) == -math.inf  # nothing in scope is not "clear" by default
     assert min_distance(empty, allow_no_obstacles=True) == math.inf
     assert min_distance(empty, ready=False, allow_no_obstacles=True) == -math.inf
-
-
-def test_markers_show_measured_pairs_only():
-    markers = make_markers(sample_records(), Header(frame_id='world'), 1.0)
-    (line_list,) = markers.markers
-    assert line_list.header.frame_id == 'world'
-    assert len(line_list.points) == 4 and len(line_list.colors) == 4
-    assert (line_list.points[1].x, line_list.points[3].z) == (0.4, 1.2)
-    none = sample_records()
-    none['status'][:] = PairStatus.STALE
-    (empty,) = make_markers(none, Header(), 1.0).markers
-    assert empty.action == empty.DELETE
 
 
 def test_importing_the_reader_starts_nothing():

@@ -48,6 +48,7 @@ import json
 import math
 import sys
 import time
+import zlib
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
@@ -56,7 +57,8 @@ from gjk_ros.models import ModelError, piece_from_description
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
 from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry
-from gjk_ros.ros.outputs import make_cloud, make_markers, min_distance
+from gjk_ros.ros.markers import MarkerBuilder, PieceView
+from gjk_ros.ros.outputs import make_cloud, min_distance
 from gjk_ros.ros.pacing import CyclePacer
 from gjk_ros.ros.pairs import build_layout, InputState, PairTracker
 from gjk_ros.ros.params import (Config, LIMIT_PARAMETERS, PARAMETERS, parse_body_descriptions,
@@ -117,6 +119,12 @@ _INPUT_OF_FRAME = {
     TfStatus.MISSING: InputState.STALE,
     TfStatus.EXTRAPOLATION: InputState.STALE,
     TfStatus.INVALID: InputState.INVALID,
+}
+
+_STATUS_OF_INPUT = {
+    InputState.OK: PairStatus.VALID,
+    InputState.STALE: PairStatus.STALE,
+    InputState.INVALID: PairStatus.INVALID,
 }
 
 _PARAMETER_TYPES = {
@@ -216,6 +224,7 @@ class DistanceNode(Node):
         self._frame_states = {}
         self._received = {'tf': math.inf, 'tf_static': math.inf}
         self._last_markers_publish = -math.inf
+        self._marker_builder = MarkerBuilder()
         self._duplicate_warned = False
         self._stats = diagnostics.CycleStats()
         self._pacer = CyclePacer(self._config.rate_hz)
@@ -440,19 +449,31 @@ class DistanceNode(Node):
                         self._tracker.warm_pairs, self._tracker.iterations)
         reasons = self._readiness(now)
         self._last_records, self._last_ready = records, (reasons, not reasons)
-        self._publish(records, not reasons, stamp or self.get_clock().now().nanoseconds)
+        header = Header(frame_id=self._config.fixed_frame,
+                        stamp=_time_msg(stamp or self.get_clock().now().nanoseconds))
+        self._publish(records, not reasons, header)
+        self._publish_markers(records, header, poses, inputs)
 
-    def _publish(self, records, ready, stamp):
+    def _publish(self, records, ready, header):
         config = self._config
-        header = Header(frame_id=config.fixed_frame, stamp=_time_msg(stamp))
         self._distances_pub.publish(make_cloud(records, header))
         self._min_distance_pub.publish(Float64(data=min_distance(
             records, ready, config.max_distance, config.allow_no_obstacles)))
+
+    def _publish_markers(self, records, header, poses, inputs):
+        """~/markers, for eyes: at most every MARKERS_PERIOD, and only when someone listens."""
         monotonic = time.monotonic()
-        if config.publish_markers and monotonic - self._last_markers_publish >= MARKERS_PERIOD \
-                and self._markers_pub.get_subscription_count():
-            self._last_markers_publish = monotonic
-            self._markers_pub.publish(make_markers(records, header, config.max_distance))
+        if not self._config.publish_markers or \
+                monotonic - self._last_markers_publish < MARKERS_PERIOD or \
+                not self._markers_pub.get_subscription_count():
+            return
+        self._last_markers_publish = monotonic
+        views = [PieceView(kind, name, _piece_index(key), self._bodies.piece_by_key(
+                     kind, name, key).piece.shape, poses[index],
+                     _STATUS_OF_INPUT[int(inputs[index])], self._names.id_of(kind, name)[0])
+                 for index, (kind, name, key) in enumerate(self._piece_locations)]
+        self._markers_pub.publish(self._marker_builder.build(records, header, views,
+                                                             self._config.max_distance))
 
     # -- inputs, applied by the compute thread -----------------------------------------------
 
@@ -971,6 +992,11 @@ class DistanceNode(Node):
 # refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
 # a log line and a diagnostics error) by the geometry worker.
 _CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule')
+
+
+def _piece_index(key):
+    """Return a stable integer for a piece key (the same every cycle and every run)."""
+    return zlib.crc32(repr(key).encode())
 
 
 def _parameter_problem(name, value):

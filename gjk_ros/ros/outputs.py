@@ -12,20 +12,20 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Messages the node publishes, built from a record array (no node state here)."""
+"""
+``~/distances`` and ``~/min_distance`` from a record array (no node state here).
+
+``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
+"""
 
 import math
 import sys
 
-from gjk_ros.ros.markers import distance_colour, SEGMENT_NAMESPACE, witness_segments
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField
-from visualization_msgs.msg import MarkerArray
 
-__all__ = ['distance_colour', 'make_cloud', 'make_markers', 'min_distance', 'MARKER_NAMESPACE']
-
-MARKER_NAMESPACE = SEGMENT_NAMESPACE
+__all__ = ['make_cloud', 'min_distance']
 
 
 def make_cloud(records, header):
@@ -102,13 +102,3 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
 
 # Statuses that carry no measurement and no bound: unknown is treated as contact.
 _UNKNOWN = (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING)
-
-
-def make_markers(records, header, max_distance):
-    """
-    Witness segments of the measured records as one LINE_LIST marker (no lifetime).
-
-    The node's ``~/markers`` before hulls and labels: ``gjk_ros.ros.markers.MarkerBuilder``
-    draws those too, and this stays for callers that only want the segments.
-    """
-    return MarkerArray(markers=[witness_segments(records, header, max_distance)])
