@@ -113,9 +113,12 @@ def test_launch_file_declares_its_arguments():
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     arguments = [call.args[0].value for call in calls
                  if getattr(call.func, 'id', '') == 'DeclareLaunchArgument']
-    assert arguments == ['params_file', 'namespace', 'fixed_frame']
-    (node,) = [call for call in calls if getattr(call.func, 'id', '') == 'Node']
-    keywords = {kw.arg: getattr(kw.value, 'value', None) for kw in node.keywords}
+    assert arguments == ['params_file', 'namespace', 'fixed_frame', 'robot_description_topic',
+                         'rviz']
+    nodes = [{kw.arg: getattr(kw.value, 'value', None) for kw in call.keywords}
+             for call in calls if getattr(call.func, 'id', '') == 'Node']
+    assert [node['package'] for node in nodes] == ['gjk_ros', 'rviz2']
+    keywords = nodes[0]
     assert keywords['package'] == 'gjk_ros'
     assert keywords['executable'] == 'gjk_distance_node'
     assert keywords['name'] == 'gjk_distance'
