@@ -117,8 +117,8 @@ def test_launch_file_declares_its_arguments():
                          'rviz']
     nodes = [{kw.arg: getattr(kw.value, 'value', None) for kw in call.keywords}
              for call in calls if getattr(call.func, 'id', '') == 'Node']
-    assert [node['package'] for node in nodes] == ['gjk_ros', 'rviz2']
-    keywords = nodes[0]
+    assert sorted(node['package'] for node in nodes) == ['gjk_ros', 'rviz2']
+    (keywords,) = [node for node in nodes if node['package'] == 'gjk_ros']
     assert keywords['package'] == 'gjk_ros'
     assert keywords['executable'] == 'gjk_distance_node'
     assert keywords['name'] == 'gjk_distance'
