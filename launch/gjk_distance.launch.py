@@ -42,8 +42,6 @@ from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-NODE_NAME = 'gjk_distance'
-
 
 def _argument(context, name):
     return LaunchConfiguration(name).perform(context)
@@ -58,7 +56,7 @@ def _node(context):
     return [Node(
         package='gjk_ros',
         executable='gjk_distance_node',
-        name=NODE_NAME,
+        name='gjk_distance',
         namespace=_argument(context, 'namespace'),
         parameters=parameters,
         # ROS 2 name resolution: the node subscribes to the relative 'robot_description'
@@ -81,7 +79,7 @@ def _rviz(context):
     share = get_package_share_directory('gjk_ros')
     with open(os.path.join(share, 'config', 'gjk_distance.rviz'), encoding='utf-8') as template:
         text = fill_rviz_config(
-            template.read(), node_topic_prefix(_argument(context, 'namespace'), NODE_NAME),
+            template.read(), node_topic_prefix(_argument(context, 'namespace'), 'gjk_distance'),
             fixed_frame_of(_argument(context, 'params_file'), _argument(context, 'fixed_frame')),
             _argument(context, 'robot_description_topic'))
     handle, path = tempfile.mkstemp(prefix='gjk_distance_', suffix='.rviz')

@@ -118,7 +118,8 @@ def test_launch_file_declares_its_arguments():
     nodes = [{kw.arg: getattr(kw.value, 'value', getattr(kw.value, 'id', None))
               for kw in call.keywords}
              for call in calls if getattr(call.func, 'id', '') == 'Node']
-    (keywords,) = [node for node in nodes if node.get('package') == 'gjk_ros']  # and rviz2
+    assert sorted(node['package'] for node in nodes) == ['gjk_ros', 'rviz2']
+    (keywords,) = [node for node in nodes if node['package'] == 'gjk_ros']
     assert keywords['executable'] == 'gjk_distance_node'
     assert keywords['name'] == 'NODE_NAME' and "NODE_NAME = 'gjk_distance'" in LAUNCH.read_text()
 
