@@ -344,7 +344,10 @@ def measure(options, work_dir):
     stamp_log = os.path.join(work_dir, 'tf_stamps.txt')
     logs = {'node': os.path.join(work_dir, 'node.log'),
             'publisher': os.path.join(work_dir, 'publisher.log')}
-    parameters = [f'max_distance:={options.max_distance}', 'publish_markers:=false']
+    # The benchmark publishes its obstacles once: declare them static so that they do not go
+    # STALE after obstacle_timeout (a live perception source would republish them).
+    parameters = [f'max_distance:={options.max_distance}', 'publish_markers:=false',
+                  "static_obstacle_namespaces:=['*']"]
     children = {}
     measurement = Measurement(options.rate_hz)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
@@ -356,6 +359,11 @@ def measure(options, work_dir):
              str(options.tf_rate_hz), '--stamp-log', stamp_log], logs['publisher'],
             cwd=REPO_ROOT),
             logs['publisher'])
+        if options.extra_frames:
+            children['flood'] = (start_child(
+                [sys.executable, '-m', 'bench.tf_flood', '--rate-hz', str(options.tf_rate_hz),
+                 '--frames', str(options.extra_frames)], logs['publisher'] + '.flood',
+                cwd=REPO_ROOT), logs['publisher'] + '.flood')
         executor = SingleThreadedExecutor()
         executor.add_node(_make_subscriber(measurement))
         _spin_until(executor, lambda: _names_complete(measurement)
@@ -380,7 +388,7 @@ def measure(options, work_dir):
         wall_end = time.monotonic()
         load_end = os.getloadavg()[0]
     finally:
-        for name in ('publisher', 'node'):
+        for name in ('flood', 'publisher', 'node'):
             if name in children:
                 stop_child(children[name][0])
         rclpy.try_shutdown()
@@ -571,6 +579,9 @@ def parse_args(argv=None):
     parser.add_argument('--tf-rate-hz', type=float, default=None,
                         help='TF publication rate (default: the node rate); a faster TF '
                              'shortens the wait for the next tick that latency includes')
+    parser.add_argument('--extra-frames', type=int, default=0,
+                        help='frames of an extra /tf chain published at --tf-rate-hz (as a '
+                             'robot_state_publisher of a bigger robot would), default 0')
     parser.add_argument('--max-distance', default='.inf',
                         help='node max_distance (default .inf: every pair is computed)')
     parser.add_argument('--startup-timeout', type=float, default=180.0,

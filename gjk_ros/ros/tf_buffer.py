@@ -67,6 +67,7 @@ QUATERNION_TOLERANCE = 1e-2
 # A chain deeper than this is taken for a cycle (tf2's MAX_GRAPH_DEPTH is 1000).
 MAX_DEPTH = 1000
 _NS = 1_000_000_000
+_NO_DATA = 'no data at that time'
 
 
 class TfStatus(enum.IntEnum):
@@ -229,7 +230,7 @@ class _Edge:
         if index < len(self.stamps) and self.stamps[index] == stamp:
             return self._matrix(index)
         if index == 0 or index == len(self.stamps):
-            return None, 'no data at that time', index == 0
+            return None, _NO_DATA, index == 0
         before, after = self.samples[index - 1], self.samples[index]
         if before is None or after is None:
             reason = self.reasons[index - 1] or self.reasons[index]
@@ -344,26 +345,65 @@ class TfBuffer:
         TfLookup
 
         """
+        return self._lookup(target, source, time_ns, now_ns, timeout_ns, {})
+
+    def lookup_many(self, target, sources, now_ns=None, timeout_ns=None):
+        """
+        ``lookup(target, source, 0, now_ns, timeout_ns)`` for every source, sharing work.
+
+        The frames of one robot hang off common chains: the products of shared chain parts at
+        the same time are computed once (a memo for this call only).
+
+        Returns
+        -------
+        dict of str to TfLookup
+
+        """
+        memo = {}
+        return {source: self._lookup(target, source, 0, now_ns, timeout_ns, memo)
+                for source in sources}
+
+    def _lookup(self, target, source, time_ns, now_ns, timeout_ns, memo):
         target, source = target.lstrip('/'), source.lstrip('/')
         if target == source:
             return TfLookup(TfStatus.OK, numpy.eye(4), int(time_ns))
         path_source, path_target, reason = self._paths(target, source)
         if reason:
             return TfLookup(TfStatus.MISSING, reason=reason)
-        path = path_source + path_target
-        dynamic = [edge for _, edge in path if not edge.static]
+        dynamic = [edge for _, edge in path_source + path_target if not edge.static]
         stamp = int(time_ns) if time_ns else min((edge.newest for edge in dynamic), default=0)
-        matrices = {}
-        for frame, edge in path:
-            matrix, why, past = edge.at(stamp)
+        products = []
+        for path in (path_source, path_target):
+            product, status, why, past = self._chain_product(path, stamp, memo)
+            if product is None:
+                return TfLookup(status, stamp_ns=stamp, dynamic=bool(dynamic), reason=why,
+                                past=past)
+            products.append(product)
+        up_target = products[1]
+        inverse = numpy.eye(4)
+        inverse[:3, :3] = up_target[:3, :3].T
+        inverse[:3, 3] = -up_target[:3, :3].T @ up_target[:3, 3]
+        return self._grade(inverse @ products[0], stamp, dynamic, now_ns, timeout_ns)
+
+    def _chain_product(self, path, stamp, memo):
+        """
+        T(top of ``path`` <- its first frame) at ``stamp``.
+
+        Returns (matrix or None, status, reason, past), memoised per (frame, length, stamp).
+        """
+        if not path:
+            return numpy.eye(4), TfStatus.OK, '', False
+        key = (path[0][0], len(path), stamp)
+        if key not in memo:
+            matrix, why, past = path[0][1].at(stamp)
             if matrix is None:
-                status = TfStatus.EXTRAPOLATION if why == 'no data at that time' \
-                    else TfStatus.INVALID
-                return TfLookup(status, stamp_ns=stamp, dynamic=bool(dynamic), past=past,
-                                reason="%s of '%s'" % (why, frame))
-            matrices[frame] = matrix
-        return self._grade(_compose(path_source, path_target, matrices), stamp, dynamic,
-                           now_ns, timeout_ns)
+                status = TfStatus.EXTRAPOLATION if why == _NO_DATA else TfStatus.INVALID
+                memo[key] = (None, status, "%s of '%s'" % (why, path[0][0]), past)
+            else:
+                above = self._chain_product(path[1:], stamp, memo)
+                memo[key] = above if above[0] is None else \
+                    (above[0] @ matrix, TfStatus.OK, '', False)
+        return memo[key]
 
     def _grade(self, matrix, stamp, dynamic, now_ns, timeout_ns):
         with numpy.errstate(all='ignore'):
@@ -401,20 +441,6 @@ class TfBuffer:
         if unknown:
             return None, None, "unknown frame '%s'" % unknown[0]
         return None, None, "'%s' and '%s' are not in one TF tree" % (source, target)
-
-
-def _compose(path_source, path_target, matrices):
-    """T(target <- source) from both chains up to the common ancestor."""
-    up_source = numpy.eye(4)
-    for frame, _ in reversed(path_source):
-        up_source = up_source @ matrices[frame]
-    up_target = numpy.eye(4)
-    for frame, _ in reversed(path_target):
-        up_target = up_target @ matrices[frame]
-    inverse = numpy.eye(4)
-    inverse[:3, :3] = up_target[:3, :3].T
-    inverse[:3, 3] = -up_target[:3, :3].T @ up_target[:3, 3]
-    return inverse @ up_source
 
 
 # -- raw /tf messages ------------------------------------------------------------------------
