@@ -97,6 +97,7 @@ class BodyRegistry:
         self._uids = itertools.count()
         self.version = 0
         self.revision = 0
+        self.expiry_version = 0
 
     def names(self, kind):
         """Names of the current bodies of one kind, sorted."""
@@ -181,8 +182,9 @@ class BodyRegistry:
     def touch(self, kind, name, key, expires=None):
         """Renew the expiry of a key its source re-sent unchanged (no layout change)."""
         body = self._bodies[kind].get(name)
-        if body is not None and key in _keys_of(body):
+        if body is not None and key in _keys_of(body) and body.expiry.get(key) != expires:
             body.expiry[key] = expires
+            self.expiry_version += 1
 
     def set_error(self, kind, name, key, reason, expires=None):
         """Record that the geometry a source owns under ``key`` was rejected."""
@@ -237,6 +239,10 @@ class BodyRegistry:
         node spares the markers of a source not heard since they expired, whose lifetime must
         not make an obstacle vanish (and ``~/min_distance`` grow) because its publisher died.
         """
+        if not any(expires is not None and expires < now
+                   for kind in (LINK, OBSTACLE) for body in self._bodies[kind].values()
+                   for expires in body.expiry.values()):
+            return []
         removed = []
         for kind in (LINK, OBSTACLE):
             removed += [(kind, name, key) for name, key in self.remove_where(

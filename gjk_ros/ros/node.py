@@ -210,6 +210,7 @@ class DistanceNode(Node):
         self._model = _ModelState()
         self._markers = {}
         self._model_warnings = ()
+        self._reported_version = None
         self._parameter_tokens = {}
         self._parameter_bodies_dirty = True
         self._placement_revision = 0
@@ -549,6 +550,7 @@ class DistanceNode(Node):
         for (name, key), reason in errors.items():
             self._bodies.set_error(LINK, name, key, reason)
         self._model_warnings = tuple(model.warnings)
+        self._reported_version = None
 
     def _apply_parameter_bodies(self, kind, result):
         entries = []
@@ -625,6 +627,9 @@ class DistanceNode(Node):
 
     def _report_body_problems(self):
         """One log line per rejection or warning when it appears, one when it goes away."""
+        if self._reported_version == self._bodies.version:
+            return  # nothing was added, removed or rejected since the last report
+        self._reported_version = self._bodies.version
         current = set()
         for kind, name, reason in self._bodies.all_errors():
             key = ('body', kind, name, reason)
@@ -770,22 +775,22 @@ class DistanceNode(Node):
         self._place_markers(config.fixed_frame)
         frames, origins = self._piece_frames_and_origins()
         now_ns, timeout_ns = int(now * 1e9), int(config.tf_timeout * 1e9)
-        lookups = {frame: self._frames.lookup(config.fixed_frame, frame, now_ns=now_ns,
-                                              timeout_ns=timeout_ns)
-                   for frame in set(frames) if frame is not None}
+        lookups = self._frames.lookup_many(config.fixed_frame,
+                                           {frame for frame in frames if frame is not None},
+                                           now_ns=now_ns, timeout_ns=timeout_ns)
         self._report_frames(lookups)
-        poses = numpy.tile(numpy.eye(4), (len(frames), 1, 1))
+        frame_poses = numpy.tile(numpy.eye(4), (len(frames), 1, 1))
         inputs = numpy.full(len(frames), InputState.STALE, dtype=numpy.int64)
-        stamps = []
         for index, frame in enumerate(frames):
             lookup = lookups.get(frame)
-            if lookup is None:
-                continue
-            inputs[index] = _INPUT_OF_FRAME[lookup.status]
-            if lookup.status == TfStatus.OK:
-                poses[index] = lookup.matrix @ origins[index]
-                if lookup.dynamic:
-                    stamps.append(lookup.stamp_ns)
+            if lookup is not None:
+                inputs[index] = _INPUT_OF_FRAME[lookup.status]
+                if lookup.status == TfStatus.OK:
+                    frame_poses[index] = lookup.matrix
+        with numpy.errstate(all='ignore'):  # overflow is caught by _check_poses
+            poses = numpy.matmul(frame_poses, origins)
+        stamps = [lookup.stamp_ns for lookup in lookups.values()
+                  if lookup.status == TfStatus.OK and lookup.dynamic]
         self._check_poses(poses, inputs)
         self._mark_silent_sources(inputs, now)
         poses[inputs != InputState.OK] = numpy.eye(4)
@@ -821,9 +826,10 @@ class DistanceNode(Node):
         """
         stale = {source for source in set(self._piece_sources)
                  if source is not None and self._sources.is_stale(source[0], source[1], now)}
-        for index, source in enumerate(self._piece_sources):
-            if source in stale or self._past_lifetime(index, now):
-                inputs[index] = max(inputs[index], InputState.STALE)
+        silent = [source in stale for source in self._piece_sources]
+        expired = self._piece_expiry() < now
+        inputs[(numpy.array(silent, dtype=bool) | expired) & (inputs == InputState.OK)] = \
+            InputState.STALE
         current = {('source',) + source for source in stale}
         for key in current:
             self._problems.report(key, "%s source '%s' silent for more than obstacle_timeout "
@@ -836,10 +842,17 @@ class DistanceNode(Node):
 
     _stale_sources = ()
 
-    def _past_lifetime(self, index, now):
-        kind, name, key = self._piece_locations[index]
-        expires = self._bodies.expires(kind, name, key)
-        return expires is not None and expires < now
+    def _piece_expiry(self):
+        """Expiry time of every layout piece (inf: never); rebuilt when a piece changes."""
+        key = (self._bodies.revision, self._bodies.expiry_version, id(self._piece_locations))
+        if self._expiry_cache[0] != key:
+            expiry = [self._bodies.expires(kind, name, piece_key)
+                      for kind, name, piece_key in self._piece_locations]
+            self._expiry_cache = (key, numpy.array(
+                [math.inf if value is None else value for value in expiry], dtype=float))
+        return self._expiry_cache[1]
+
+    _expiry_cache = (None, None)
 
     def _report_frames(self, lookups):
         """Log a frame once when it stops being usable and once when it recovers."""

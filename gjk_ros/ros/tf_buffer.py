@@ -68,6 +68,8 @@ QUATERNION_TOLERANCE = 1e-2
 MAX_DEPTH = 1000
 _NS = 1_000_000_000
 _NO_DATA = 'no data at that time'
+_IDENTITY = numpy.eye(4)
+_IDENTITY.flags.writeable = False
 
 
 class TfStatus(enum.IntEnum):
@@ -379,6 +381,8 @@ class TfBuffer:
                 return TfLookup(status, stamp_ns=stamp, dynamic=bool(dynamic), reason=why,
                                 past=past)
             products.append(product)
+        if not path_target:  # the usual case: the target (fixed_frame) is an ancestor
+            return self._grade(products[0], stamp, dynamic, now_ns, timeout_ns)
         up_target = products[1]
         inverse = numpy.eye(4)
         inverse[:3, :3] = up_target[:3, :3].T
@@ -392,7 +396,7 @@ class TfBuffer:
         Returns (matrix or None, status, reason, past), memoised per (frame, length, stamp).
         """
         if not path:
-            return numpy.eye(4), TfStatus.OK, '', False
+            return _IDENTITY, TfStatus.OK, '', False
         key = (path[0][0], len(path), stamp)
         if key not in memo:
             matrix, why, past = path[0][1].at(stamp)
@@ -406,10 +410,11 @@ class TfBuffer:
         return memo[key]
 
     def _grade(self, matrix, stamp, dynamic, now_ns, timeout_ns):
-        with numpy.errstate(all='ignore'):
-            sane = numpy.isfinite(matrix).all() and \
-                (numpy.abs(matrix[:3, 3]) <= MAX_COORDINATE).all()
-        if not sane:
+        # Rotations composed from unit quaternions stay finite; an overflow shows in the
+        # translation (NaN fails the comparison too).
+        x, y, z = matrix[0, 3], matrix[1, 3], matrix[2, 3]
+        if not (abs(x) <= MAX_COORDINATE and abs(y) <= MAX_COORDINATE and
+                abs(z) <= MAX_COORDINATE):
             return TfLookup(TfStatus.INVALID, stamp_ns=stamp, dynamic=bool(dynamic),
                             reason='the composed transform overflows (beyond %g m)'
                             % MAX_COORDINATE)
