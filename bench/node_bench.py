@@ -131,15 +131,24 @@ def bench_obstacles(num_obstacles=NUM_OBSTACLES, seed=7):
     return obstacles
 
 
-def bench_scene_config(rate_hz):
-    """Return the SceneConfig of the benchmark: chain, obstacles, sinusoidal joints."""
-    from gjk_ros.demo.scene import JointMotion, SceneConfig
+def bench_scene_config(rate_hz, extra_frames=0):
+    """
+    Return the SceneConfig of the benchmark: chain, obstacles, sinusoidal joints.
+
+    ``extra_frames`` more frames (a chain off ``world`` with no geometry) go out in the same
+    TFMessage, as robot_state_publisher sends every frame of a bigger robot at once.
+    """
+    from gjk_ros.demo.scene import JointMotion, MovingFrame, SceneConfig
 
     motion = {f'joint{index}': JointMotion(offset=0.0, amplitude=0.4 + 0.05 * index,
                                            period=3.0 + 0.7 * index, phase=0.3 * index)
               for index in range(NUM_LINKS)}
+    lift = numpy.eye(4)
+    lift[2, 3] = 0.01
+    frames = [MovingFrame('world' if index == 0 else f'extra{index - 1}', f'extra{index}',
+                          lambda time: lift) for index in range(extra_frames)]
     return SceneConfig(urdf=bench_urdf(), joint_motion=motion, obstacles=bench_obstacles(),
-                       rate_hz=rate_hz)
+                       moving_frames=frames, rate_hz=rate_hz)
 
 
 def _acknowledging_publisher_class():
@@ -174,12 +183,12 @@ def _acknowledging_publisher_class():
     return AcknowledgingPublisher
 
 
-def run_publisher(rate_hz, stamp_log_path):
+def run_publisher(rate_hz, stamp_log_path, extra_frames=0):
     """Run the benchmark scene; write every /tf stamp (ns) to ``stamp_log_path``."""
     from gjk_ros.demo.scene import run_scene
 
     with open(stamp_log_path, 'w', buffering=1) as stamp_log:
-        run_scene(bench_scene_config(rate_hz), args=[sys.argv[0]],
+        run_scene(bench_scene_config(rate_hz, extra_frames), args=[sys.argv[0]],
                   stamp_log=lambda stamp: stamp_log.write(f'{stamp}\n'),
                   node_class=_acknowledging_publisher_class())
 
@@ -356,14 +365,10 @@ def measure(options, work_dir):
                                         logs['node']), logs['node'])
         children['publisher'] = (start_child(
             [sys.executable, '-m', 'bench.node_bench', '--publisher', '--tf-rate-hz',
-             str(options.tf_rate_hz), '--stamp-log', stamp_log], logs['publisher'],
+             str(options.tf_rate_hz), '--extra-frames', str(options.extra_frames),
+             '--stamp-log', stamp_log], logs['publisher'],
             cwd=REPO_ROOT),
             logs['publisher'])
-        if options.extra_frames:
-            children['flood'] = (start_child(
-                [sys.executable, '-m', 'bench.tf_flood', '--rate-hz', str(options.tf_rate_hz),
-                 '--frames', str(options.extra_frames)], logs['publisher'] + '.flood',
-                cwd=REPO_ROOT), logs['publisher'] + '.flood')
         executor = SingleThreadedExecutor()
         executor.add_node(_make_subscriber(measurement))
         _spin_until(executor, lambda: _names_complete(measurement)
@@ -388,7 +393,7 @@ def measure(options, work_dir):
         wall_end = time.monotonic()
         load_end = os.getloadavg()[0]
     finally:
-        for name in ('flood', 'publisher', 'node'):
+        for name in ('publisher', 'node'):
             if name in children:
                 stop_child(children[name][0])
         rclpy.try_shutdown()
@@ -580,8 +585,8 @@ def parse_args(argv=None):
                         help='TF publication rate (default: the node rate); a faster TF '
                              'shortens the wait for the next tick that latency includes')
     parser.add_argument('--extra-frames', type=int, default=0,
-                        help='frames of an extra /tf chain published at --tf-rate-hz (as a '
-                             'robot_state_publisher of a bigger robot would), default 0')
+                        help='more frames in every /tf message (a chain with no geometry, as '
+                             "a bigger robot's robot_state_publisher sends), default 0")
     parser.add_argument('--max-distance', default='.inf',
                         help='node max_distance (default .inf: every pair is computed)')
     parser.add_argument('--startup-timeout', type=float, default=180.0,
@@ -600,7 +605,7 @@ def main(argv=None):
     """Run the benchmark (or, with --publisher, the benchmark's publisher process)."""
     options = parse_args(argv)
     if options.publisher:
-        run_publisher(options.tf_rate_hz, options.stamp_log)
+        run_publisher(options.tf_rate_hz, options.stamp_log, options.extra_frames)
         return 0
     if options.domain_id is not None:
         os.environ['ROS_DOMAIN_ID'] = str(options.domain_id)
