@@ -1,0 +1,434 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+URDF joint tree and forward kinematics, vectorised over N configurations (numpy only).
+
+Joints (URDF spec, ``<joint type>``): ``fixed``, ``revolute``, ``continuous``, ``prismatic``,
+``floating`` and ``planar``; ``<origin xyz rpy>`` (the child frame at zero motion, in the
+parent link frame), ``<axis xyz>`` (default 1 0 0, normalised), ``<limit lower upper>`` and
+``<mimic joint multiplier offset>`` (``value = multiplier * master + offset``; defaults 1, 0).
+
+The configuration vector follows MoveIt's variable layout, in joint document order:
+
+* revolute, continuous (radians), prismatic (metres): one variable named as the joint;
+* planar: ``<joint>/x``, ``<joint>/y``, ``<joint>/theta``: motion in the xy plane of the joint
+  frame, as MoveIt and Pinocchio do (the ``<axis>`` of a planar joint is ignored, with a warning
+  when it is not +-z);
+* floating: ``<joint>/trans_x``, ``trans_y``, ``trans_z``, ``rot_x``, ``rot_y``, ``rot_z``,
+  ``rot_w`` (a quaternion x, y, z, w; normalised here, so any non-zero quaternion is valid);
+* fixed and mimic joints have no variable.
+
+A link's pose is ``T_link = T_parent @ origin @ motion(q)``, with ``motion`` a rotation about
+``axis`` (revolute, continuous), a translation along it (prismatic), ``[Rz(theta) | x, y, 0]``
+(planar) or ``[R(quaternion) | t]`` (floating). :meth:`KinematicModel.forward` evaluates this
+for N configurations at once, one vectorised step per joint.
+"""
+
+from dataclasses import dataclass
+import math
+
+from gjk_ros.models.errors import ModelError
+from gjk_ros.models.transforms import xyz_rpy_to_matrix
+from gjk_ros.models.urdf import child_elements, DOCUMENT_BODY, robot_element
+from gjk_ros.models.values import parse_numbers
+import numpy as np
+
+JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'floating', 'planar')
+_SUFFIXES = {
+    'fixed': (),
+    'revolute': ('',),
+    'continuous': ('',),
+    'prismatic': ('',),
+    'planar': ('/x', '/y', '/theta'),
+    'floating': ('/trans_x', '/trans_y', '/trans_z', '/rot_x', '/rot_y', '/rot_z', '/rot_w'),
+}
+# A floating joint's quaternion shorter than this has no direction (see transforms.py).
+MIN_QUATERNION_NORM = 1e-6
+# Joints and links a description may hold; keeps a hostile document from costing unbounded time.
+MAX_JOINTS = 10_000
+
+
+@dataclass(frozen=True)
+class Joint:
+    """
+    One URDF joint.
+
+    Attributes
+    ----------
+    name, type, parent, child : str
+        As in the URDF; ``type`` is one of ``JOINT_TYPES``.
+    origin : numpy.ndarray
+        (4, 4) child frame in the parent link frame at zero motion.
+    axis : numpy.ndarray
+        (3,) unit axis in the joint frame.
+    lower, upper : float
+        Limits of a one-variable joint (radians or metres); -inf, inf when unbounded.
+    mimic : tuple of (str, float, float) or None
+        (master joint, multiplier, offset).
+
+    """
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: np.ndarray
+    axis: np.ndarray
+    lower: float = -math.inf
+    upper: float = math.inf
+    mimic: tuple | None = None
+
+
+class KinematicModel:
+    """
+    The kinematic tree of a URDF and its forward kinematics.
+
+    Attributes
+    ----------
+    name : str
+        The ``<robot name>``.
+    links : tuple of str
+        Every link, root first, each after its parent; :meth:`forward` returns poses in this
+        order.
+    joints : tuple of Joint
+        ``joints[i - 1]`` moves ``links[i]`` (its parent joint).
+    variable_names : tuple of str
+        The configuration vector's entries (module docstring).
+    lower, upper : numpy.ndarray
+        (dof,) variable limits; -inf, inf where unbounded (quaternions: -1, 1).
+    warnings : list of str
+        Things that were accepted but the user should hear about.
+
+    """
+
+    def __init__(self, name: str, root: str, joints, warnings=()):
+        """Order the tree from ``root`` and lay out the variables (use :func:`parse_kinematics`)."""
+        self.name = name
+        self.warnings = list(warnings)
+        by_child = {joint.child: joint for joint in joints}
+        self.links, self.joints = _topological(root, joints, by_child)
+        self._index = {link: i for i, link in enumerate(self.links)}
+        self._parent = np.array([-1] + [self._index[j.parent] for j in self.joints], np.int64)
+        self.variable_names, self.lower, self.upper, self._first = _variables(self.joints)
+        self._sources = _mimic_sources(self.joints, self._first)
+        self._origins = np.array([joint.origin for joint in self.joints]).reshape(-1, 4, 4)
+
+    @property
+    def dof(self) -> int:
+        """Length of the configuration vector."""
+        return len(self.variable_names)
+
+    def link_index(self, link: str) -> int:
+        """Position of ``link`` in :attr:`links` (KeyError naming it otherwise)."""
+        try:
+            return self._index[link]
+        except KeyError:
+            raise KeyError(f'unknown link {link!r}') from None
+
+    def parent(self, link: str) -> str | None:
+        """Parent link of ``link`` (None for the root)."""
+        index = self._parent[self.link_index(link)]
+        return None if index < 0 else self.links[index]
+
+    def adjacent_pairs(self) -> set:
+        """Every (parent, child) pair joined by a joint, as frozensets of two link names."""
+        return {frozenset((joint.parent, joint.child)) for joint in self.joints}
+
+    def neutral(self) -> np.ndarray:
+        """Zero configuration (identity quaternions for floating joints), clipped to limits."""
+        q = np.clip(np.zeros(self.dof), self.lower, self.upper)
+        for name_index, name in enumerate(self.variable_names):
+            if name.endswith('/rot_w'):
+                q[name_index] = 1.0
+        return q
+
+    def configuration(self, values: dict, base=None) -> np.ndarray:
+        """Build a configuration vector from ``{variable name: value}`` over ``base``."""
+        q = self.neutral() if base is None else np.array(base, dtype=np.float64)
+        names = {name: i for i, name in enumerate(self.variable_names)}
+        for name, value in values.items():
+            if name not in names:
+                raise KeyError(f'unknown joint variable {name!r}')
+            q[names[name]] = float(value)
+        return q
+
+    def forward(self, q, base_pose=None) -> np.ndarray:
+        """
+        Pose of every link for one or N configurations.
+
+        Parameters
+        ----------
+        q : array-like
+            (dof,) or (N, dof) finite configuration(s).
+        base_pose : array-like, optional
+            (4, 4) pose of the root link in the world; default identity.
+
+        Returns
+        -------
+        numpy.ndarray
+            (L, 4, 4) or (N, L, 4, 4) link-to-world transforms, in :attr:`links` order.
+
+        """
+        q = np.asarray(q, dtype=np.float64)
+        single = q.ndim == 1
+        q = np.atleast_2d(q)
+        if q.ndim != 2 or q.shape[1] != self.dof:
+            raise ValueError(f'q: expected ({self.dof},) or (N, {self.dof}), got {q.shape}')
+        if not np.isfinite(q).all():
+            raise ValueError('q: configurations must be finite')
+        poses = np.empty((q.shape[0], len(self.links), 4, 4))
+        poses[:, 0] = np.eye(4) if base_pose is None else np.asarray(base_pose, np.float64)
+        for i, joint in enumerate(self.joints):
+            frame = poses[:, self._parent[i + 1]] @ self._origins[i]
+            poses[:, i + 1] = self._move(frame, joint, q, i)
+        return poses[0] if single else poses
+
+    def joint_values(self, q) -> np.ndarray:
+        """(N, J) value of every one-variable joint (mimic applied); NaN for the others."""
+        q = np.asarray(q, dtype=np.float64).reshape(-1, self.dof)
+        values = np.full((q.shape[0], len(self.joints)), np.nan)
+        for i, (source, multiplier, offset) in enumerate(self._sources):
+            if source >= 0:
+                values[:, i] = multiplier * q[:, source] + offset
+        return values
+
+    def _move(self, frame, joint: Joint, q, i):
+        kind = joint.type
+        if kind == 'fixed':
+            return frame
+        if kind in ('revolute', 'continuous', 'prismatic'):
+            source, multiplier, offset = self._sources[i]
+            value = multiplier * q[:, source] + offset
+            if kind == 'prismatic':
+                return _translate(frame, value[:, None] * joint.axis)
+            return _rotate(frame, _axis_angle(joint.axis, value))
+        first = self._first[i]
+        if kind == 'planar':
+            x, y, theta = q[:, first], q[:, first + 1], q[:, first + 2]
+            moved = _translate(frame, np.stack([x, y, np.zeros_like(x)], axis=1))
+            return _rotate(moved, _axis_angle(np.array([0.0, 0.0, 1.0]), theta))
+        moved = _translate(frame, q[:, first:first + 3])
+        return _rotate(moved, _quaternion_matrices(q[:, first + 3:first + 7], joint.name))
+
+
+def parse_kinematics(urdf_xml: str) -> KinematicModel:
+    """
+    Read the joint tree of a URDF document.
+
+    Raises
+    ------
+    ModelError
+        With body ``'robot_description'`` for the document (malformed, no single root, a
+        cycle, a link with two parent joints, too many joints) or the joint's name (unknown
+        type or link, bad numbers, zero axis, bad mimic).
+
+    """
+    root_element = robot_element(urdf_xml)
+    links = [link.get('name', '') for link in child_elements(root_element, 'link')]
+    elements = child_elements(root_element, 'joint')
+    if len(elements) > MAX_JOINTS or len(links) > MAX_JOINTS + 1:
+        raise ModelError(DOCUMENT_BODY, f'more than {MAX_JOINTS} joints or links')
+    warnings = []
+    joints = [_joint(element, index, set(links), warnings)
+              for index, element in enumerate(elements, start=1)]
+    _check_tree(links, joints)
+    children = {joint.child for joint in joints}
+    roots = [link for link in dict.fromkeys(links) if link not in children]
+    if len(roots) != 1:
+        raise ModelError(DOCUMENT_BODY, f'expected one root link, found {len(roots)}: '
+                                        f'{", ".join(roots[:5])}')
+    return KinematicModel(root_element.get('name', ''), roots[0], joints, warnings)
+
+
+def _joint(element, index: int, links: set, warnings: list) -> Joint:
+    name = element.get('name', '') or f'joint #{index}'
+    kind = element.get('type', '')
+    try:
+        if kind not in JOINT_TYPES:
+            raise ValueError(f'unsupported joint type {kind!r} (expected '
+                             f'{", ".join(JOINT_TYPES)})')
+        parent, child = (_link_of(element, tag, links) for tag in ('parent', 'child'))
+        origin = _origin(element)
+        axis = _axis(element)
+        if kind == 'planar' and abs(abs(axis[2]) - 1.0) > 1e-12 and _has(element, 'axis'):
+            warnings.append(f'{name}: planar joint axis {axis.tolist()} ignored; motion is in '
+                            'the xy plane of the joint frame (as MoveIt and Pinocchio)')
+        lower, upper = _limits(element, kind)
+        mimic = _mimic(element, kind)
+    except ValueError as error:
+        raise ModelError(name, str(error)) from None
+    return Joint(name, kind, parent, child, origin, axis, lower, upper, mimic)
+
+
+def _has(element, tag: str) -> bool:
+    return bool(child_elements(element, tag))
+
+
+def _link_of(element, tag: str, links: set) -> str:
+    found = child_elements(element, tag)
+    link = found[0].get('link', '') if found else ''
+    if not link:
+        raise ValueError(f'no <{tag} link=...>')
+    if link not in links:
+        raise ValueError(f'<{tag}> names unknown link {link!r}')
+    return link
+
+
+def _origin(element) -> np.ndarray:
+    found = child_elements(element, 'origin')
+    if not found:
+        return np.eye(4)
+    return xyz_rpy_to_matrix(found[0].get('xyz', '0 0 0'), found[0].get('rpy', '0 0 0'))
+
+
+def _axis(element) -> np.ndarray:
+    found = child_elements(element, 'axis')
+    axis = parse_numbers(found[0].get('xyz', '1 0 0') if found else '1 0 0', 'axis', 3)
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-12:
+        raise ValueError('axis has zero length')
+    return axis / norm
+
+
+def _limits(element, kind: str):
+    found = child_elements(element, 'limit')
+    if kind not in ('revolute', 'prismatic') or not found:
+        return -math.inf, math.inf
+    lower = float(parse_numbers(found[0].get('lower', '0'), 'limit lower', 1)[0])
+    upper = float(parse_numbers(found[0].get('upper', '0'), 'limit upper', 1)[0])
+    if lower > upper:
+        raise ValueError(f'limit lower {lower:g} > upper {upper:g}')
+    return lower, upper
+
+
+def _mimic(element, kind: str):
+    found = child_elements(element, 'mimic')
+    if not found:
+        return None
+    if kind not in ('revolute', 'continuous', 'prismatic'):
+        raise ValueError(f'a {kind} joint cannot mimic another joint')
+    master = found[0].get('joint', '')
+    if not master:
+        raise ValueError('<mimic> without a joint attribute')
+    multiplier = float(parse_numbers(found[0].get('multiplier', '1'), 'mimic multiplier', 1)[0])
+    offset = float(parse_numbers(found[0].get('offset', '0'), 'mimic offset', 1)[0])
+    return master, multiplier, offset
+
+
+def _check_tree(links, joints):
+    seen = set()
+    for joint in joints:
+        if joint.child in seen:
+            raise ModelError(joint.name, f'link {joint.child!r} has more than one parent joint')
+        seen.add(joint.child)
+    names = [joint.name for joint in joints]
+    if len(set(names)) != len(names):
+        raise ModelError(DOCUMENT_BODY, 'duplicate joint names')
+    if len(set(links)) != len(links) or '' in links:
+        raise ModelError(DOCUMENT_BODY, 'link names must be present and unique')
+
+
+def _topological(root: str, joints, by_child):
+    children = {}
+    for joint in joints:
+        children.setdefault(joint.parent, []).append(joint)
+    links, ordered, frontier = [root], [], [root]
+    while frontier:
+        link = frontier.pop(0)
+        for joint in children.get(link, ()):
+            links.append(joint.child)
+            ordered.append(joint)
+            frontier.append(joint.child)
+    if len(ordered) != len(joints):
+        unreached = sorted(set(by_child) - set(links))
+        raise ModelError(DOCUMENT_BODY, f'joints form a cycle or a second tree: links '
+                                        f'{", ".join(unreached[:5])} are not below the root')
+    return tuple(links), tuple(ordered)
+
+
+def _variables(joints):
+    names, lower, upper, first = [], [], [], []
+    for joint in joints:
+        first.append(len(names))
+        if joint.mimic is not None:
+            continue
+        for suffix in _SUFFIXES[joint.type]:
+            names.append(joint.name + suffix)
+            lower.append(joint.lower if suffix == '' else _variable_limit(suffix, -1.0))
+            upper.append(joint.upper if suffix == '' else _variable_limit(suffix, 1.0))
+    return tuple(names), np.array(lower), np.array(upper), first
+
+
+def _variable_limit(suffix: str, sign: float) -> float:
+    return sign if suffix.startswith('/rot_') else sign * math.inf
+
+
+def _mimic_sources(joints, first):
+    """(variable index, multiplier, offset) of every one-variable joint, -1 for the others."""
+    by_name = {joint.name: i for i, joint in enumerate(joints)}
+    sources = []
+    for i, joint in enumerate(joints):
+        if _SUFFIXES[joint.type] != ('',):
+            sources.append((-1, 0.0, 0.0))
+            continue
+        multiplier, offset, seen = 1.0, 0.0, {joint.name}
+        while joints[i].mimic is not None:
+            master, factor, shift = joints[i].mimic
+            if master not in by_name or _SUFFIXES[joints[by_name[master]].type] != ('',):
+                raise ModelError(joint.name, f'mimics {master!r}, which is not a revolute, '
+                                             'continuous or prismatic joint')
+            if master in seen:
+                raise ModelError(joint.name, 'mimic joints form a cycle')
+            seen.add(master)
+            multiplier, offset = multiplier * factor, multiplier * shift + offset
+            i = by_name[master]
+        sources.append((first[i], multiplier, offset))
+    return sources
+
+
+def _translate(frame, local):
+    """``frame @ [I | local]`` for (N, 4, 4) frames and (N, 3) or (3,) offsets."""
+    moved = frame.copy()
+    moved[:, :3, 3] += np.einsum('nij,nj->ni', frame[:, :3, :3],
+                                 np.broadcast_to(local, (frame.shape[0], 3)))
+    return moved
+
+
+def _rotate(frame, rotation):
+    """``frame @ [rotation | 0]`` for (N, 4, 4) frames and (N, 3, 3) rotations."""
+    moved = frame.copy()
+    moved[:, :3, :3] = frame[:, :3, :3] @ rotation
+    return moved
+
+
+def _axis_angle(axis, angle):
+    """(N, 3, 3) rotations by ``angle`` (N,) about the unit ``axis`` (Rodrigues' formula)."""
+    x, y, z = axis
+    cross = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    c, s = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
+    return c * np.eye(3) + s * cross + (1.0 - c) * np.outer(axis, axis)
+
+
+def _quaternion_matrices(quaternions, joint: str):
+    """(N, 3, 3) rotations of (N, 4) quaternions x, y, z, w (normalised here)."""
+    norm = np.linalg.norm(quaternions, axis=1)
+    if np.any(norm < MIN_QUATERNION_NORM):
+        raise ValueError(f'{joint}: floating joint quaternion has zero length')
+    x, y, z, w = (quaternions / norm[:, None]).T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1),
+    ], axis=1)
