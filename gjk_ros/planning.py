@@ -45,8 +45,7 @@ import fnmatch
 import math
 
 from gjk_ros.core import ConvexPolytope, PairSet, Status
-from gjk_ros.models import (CollisionPiece, ModelError, piece_from_description,
-                            ResourceResolver, xyz_rpy_to_matrix)
+from gjk_ros.models import CollisionPiece, ModelError, piece_from_description, ResourceResolver
 from gjk_ros.models.decomposition import decompose_mesh_file
 from gjk_ros.models.kinematics import parse_kinematics
 from gjk_ros.models.srdf import parse_srdf
@@ -223,7 +222,7 @@ class RobotDistances:
 
     @property
     def pair_set(self) -> PairSet:
-        """The piece-level PairSet (its arrays hold the last configuration's answers)."""
+        """Return the piece-level PairSet (its arrays hold the last configuration's answers)."""
         return self._pair_set
 
     @property
@@ -232,7 +231,7 @@ class RobotDistances:
         return self._pairs
 
     def self_collision_pairs(self) -> tuple:
-        """The (link, link) pairs that are measured."""
+        """Return the (link, link) pairs that are measured."""
         return tuple(pair for pair, is_self in zip(self._pairs, self._is_self) if is_self)
 
     def set_obstacle_poses(self, poses):
@@ -278,7 +277,7 @@ class RobotDistances:
         return self._reduce(values, status, counts)
 
     def body_poses(self, qs, obstacle_poses=None) -> np.ndarray:
-        """(N, bodies, 4, 4) world poses of every piece of the PairSet: links', then obstacles'."""
+        """Return the (N, bodies, 4, 4) world poses of every PairSet body (links', obstacles')."""
         qs = np.asarray(qs, dtype=np.float64)
         if qs.ndim != 2 or qs.shape[1] != self.kinematics.dof:
             raise ValueError(f'qs: expected (N, {self.kinematics.dof}), got {qs.shape}')

@@ -89,12 +89,14 @@ def reference_fk(urdf, values):
         axis_element = joint.find('axis')
         axis = _numbers(axis_element.get('xyz') if axis_element is not None else None, '1 0 0')
         mimic = joint.find('mimic')
-        joints[joint.find('child').get('link')] = dict(
-            name=joint.get('name'), type=joint.get('type'), parent=joint.find('parent').get(
-                'link'), origin=_matrix(Rotation.from_euler('xyz', rpy), xyz),
-            axis=axis / np.linalg.norm(axis), mimic=None if mimic is None else (
+        joints[joint.find('child').get('link')] = {
+            'name': joint.get('name'), 'type': joint.get('type'),
+            'parent': joint.find('parent').get('link'),
+            'origin': _matrix(Rotation.from_euler('xyz', rpy), xyz),
+            'axis': axis / np.linalg.norm(axis),
+            'mimic': None if mimic is None else (
                 mimic.get('joint'), float(mimic.get('multiplier', 1)),
-                float(mimic.get('offset', 0))))
+                float(mimic.get('offset', 0)))}
     by_name = {j['name']: j for j in joints.values()}
 
     def value(joint):
@@ -133,7 +135,7 @@ def _random_configurations(model, count, seed):
 
 
 def _joint_values(model, q):
-    """Reference input from a configuration vector (variable names as the module documents)."""
+    """Return the reference's joint values for a configuration vector."""
     values, names = {}, list(model.variable_names)
     for joint in model.joints:
         if joint.mimic is not None or joint.type == 'fixed':

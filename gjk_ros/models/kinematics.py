@@ -81,7 +81,7 @@ class Joint:
     """
 
     name: str
-    type: str
+    type: str  # noqa: A003 - the URDF attribute's name
     parent: str
     child: str
     origin: np.ndarray
@@ -114,7 +114,7 @@ class KinematicModel:
     """
 
     def __init__(self, name: str, root: str, joints, warnings=()):
-        """Order the tree from ``root`` and lay out the variables (use :func:`parse_kinematics`)."""
+        """Order the tree from ``root`` and lay out the variables (see parse_kinematics)."""
         self.name = name
         self.warnings = list(warnings)
         by_child = {joint.child: joint for joint in joints}
