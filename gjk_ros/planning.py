@@ -283,17 +283,16 @@ class RobotDistances:
             raise ValueError(f'qs: expected (N, {self.kinematics.dof}), got {qs.shape}')
         count = qs.shape[0]
         link_poses = self.kinematics.forward(qs, self.base_pose)
-        poses = np.empty((count, len(self._body_origins), 4, 4))
-        links = len(self._piece_link)
-        poses[:, :links] = link_poses[:, self._piece_link] @ self._body_origins[:links]
         obstacles = self._obstacle_poses if obstacle_poses is None else np.asarray(
             obstacle_poses, dtype=np.float64)
         if obstacles.shape not in ((len(self.obstacles), 4, 4),
                                    (count, len(self.obstacles), 4, 4)):
             raise ValueError(f'obstacle_poses: expected ({len(self.obstacles)}, 4, 4) or '
                              f'({count}, {len(self.obstacles)}, 4, 4), got {obstacles.shape}')
-        obstacles = np.broadcast_to(obstacles, (count, len(self.obstacles), 4, 4))
-        poses[:, links:] = obstacles[:, self._piece_obstacle] @ self._body_origins[links:]
+        obstacles = np.ascontiguousarray(obstacles.reshape(-1, len(self.obstacles), 4, 4))
+        poses = np.empty((count, len(self._body_origins), 4, 4))
+        _compose(link_poses, self._piece_link, obstacles, self._piece_obstacle,
+                 self._body_origins, poses)
         return poses
 
     # Building ----------------------------------------------------------------------------------
@@ -473,6 +472,29 @@ def _reduce_pairs(values, status, counts, groups, sizes, pad_first, pad_second, 
                 continue
             pair_status[n, k] = status[n, chosen]
             _padded_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
+
+
+@numba.njit(cache=True, nogil=True)
+def _compose(link_poses, piece_link, obstacle_poses, piece_obstacle, origins, poses):
+    """Piece world poses: frame pose @ piece origin, links' pieces first (one compiled pass)."""
+    links = piece_link.shape[0]
+    for n in range(poses.shape[0]):
+        frames = obstacle_poses[min(n, obstacle_poses.shape[0] - 1)]
+        for p in range(poses.shape[1]):
+            if p < links:
+                _product(link_poses[n, piece_link[p]], origins[p], poses[n, p])
+            else:
+                _product(frames[piece_obstacle[p - links]], origins[p], poses[n, p])
+
+
+@numba.njit(cache=True, nogil=True)
+def _product(a, b, out):
+    """``out = a @ b`` for rigid (4, 4) transforms (last row 0 0 0 1)."""
+    for i in range(3):
+        for j in range(4):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+        out[i, 3] += a[i, 3]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
 @numba.njit(cache=True, nogil=True)

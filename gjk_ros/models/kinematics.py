@@ -43,6 +43,7 @@ from gjk_ros.models.errors import ModelError
 from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.models.urdf import child_elements, DOCUMENT_BODY, robot_element
 from gjk_ros.models.values import parse_numbers
+import numba
 import numpy as np
 
 JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'floating', 'planar')
@@ -54,8 +55,12 @@ _SUFFIXES = {
     'planar': ('/x', '/y', '/theta'),
     'floating': ('/trans_x', '/trans_y', '/trans_z', '/rot_x', '/rot_y', '/rot_z', '/rot_w'),
 }
+# Motion codes of the compiled FK (continuous moves as revolute).
+_KIND_CODES = {'fixed': 0, 'revolute': 1, 'continuous': 1, 'prismatic': 2, 'planar': 3,
+               'floating': 4}
 # A floating joint's quaternion shorter than this has no direction (see transforms.py).
 MIN_QUATERNION_NORM = 1e-6
+_IDENTITY = np.eye(4)
 # Joints and links a description may hold; keeps a hostile document from costing unbounded time.
 MAX_JOINTS = 10_000
 
@@ -124,6 +129,7 @@ class KinematicModel:
         self.variable_names, self.lower, self.upper, self._first = _variables(self.joints)
         self._sources = _mimic_sources(self.joints, self._first)
         self._origins = np.array([joint.origin for joint in self.joints]).reshape(-1, 4, 4)
+        self._kernel_arrays()
 
     @property
     def dof(self) -> int:
@@ -188,11 +194,13 @@ class KinematicModel:
             raise ValueError(f'q: expected ({self.dof},) or (N, {self.dof}), got {q.shape}')
         if not np.isfinite(q).all():
             raise ValueError('q: configurations must be finite')
+        self._check_quaternions(q)
+        base = _IDENTITY if base_pose is None else np.asarray(base_pose, dtype=np.float64)
+        if base_pose is not None and (base.shape != (4, 4) or not np.isfinite(base).all()):
+            raise ValueError('base_pose: expected a finite (4, 4) matrix')
         poses = np.empty((q.shape[0], len(self.links), 4, 4))
-        poses[:, 0] = np.eye(4) if base_pose is None else np.asarray(base_pose, np.float64)
-        for i, joint in enumerate(self.joints):
-            frame = poses[:, self._parent[i + 1]] @ self._origins[i]
-            poses[:, i + 1] = self._move(frame, joint, q, i)
+        _forward(q, base, self._kernel, self._origins, self._axes, self._scalars, poses,
+                 np.empty((2, 4, 4)))
         return poses[0] if single else poses
 
     def joint_values(self, q) -> np.ndarray:
@@ -204,23 +212,23 @@ class KinematicModel:
                 values[:, i] = multiplier * q[:, source] + offset
         return values
 
-    def _move(self, frame, joint: Joint, q, i):
-        kind = joint.type
-        if kind == 'fixed':
-            return frame
-        if kind in ('revolute', 'continuous', 'prismatic'):
-            source, multiplier, offset = self._sources[i]
-            value = multiplier * q[:, source] + offset
-            if kind == 'prismatic':
-                return _translate(frame, value[:, None] * joint.axis)
-            return _rotate(frame, _axis_angle(joint.axis, value))
-        first = self._first[i]
-        if kind == 'planar':
-            x, y, theta = q[:, first], q[:, first + 1], q[:, first + 2]
-            moved = _translate(frame, np.stack([x, y, np.zeros_like(x)], axis=1))
-            return _rotate(moved, _axis_angle(np.array([0.0, 0.0, 1.0]), theta))
-        moved = _translate(frame, q[:, first:first + 3])
-        return _rotate(moved, _quaternion_matrices(q[:, first + 3:first + 7], joint.name))
+    def _check_quaternions(self, q):
+        for name, first in self._floating:
+            norm = np.linalg.norm(q[:, first + 3:first + 7], axis=1)
+            if np.any(norm < MIN_QUATERNION_NORM):
+                raise ValueError(f'{name}: floating joint quaternion has zero length')
+
+    def _kernel_arrays(self):
+        """Per-joint arrays of the compiled FK: codes and indices, then reals."""
+        self._kernel = np.array([(self._parent[i + 1], _KIND_CODES[joint.type],
+                                  self._sources[i][0], self._first[i])
+                                 for i, joint in enumerate(self.joints)],
+                                np.int64).reshape(-1, 4)
+        self._scalars = np.array([self._sources[i][1:] for i in range(len(self.joints))],
+                                 np.float64).reshape(-1, 2)
+        self._axes = np.array([joint.axis for joint in self.joints]).reshape(-1, 3)
+        self._floating = [(joint.name, self._first[i]) for i, joint in enumerate(self.joints)
+                          if joint.type == 'floating']
 
 
 def parse_kinematics(urdf_xml: str) -> KinematicModel:
@@ -398,37 +406,77 @@ def _mimic_sources(joints, first):
     return sources
 
 
-def _translate(frame, local):
-    """``frame @ [I | local]`` for (N, 4, 4) frames and (N, 3) or (3,) offsets."""
-    moved = frame.copy()
-    moved[:, :3, 3] += np.einsum('nij,nj->ni', frame[:, :3, :3],
-                                 np.broadcast_to(local, (frame.shape[0], 3)))
-    return moved
+@numba.njit(cache=True, nogil=True)
+def _forward(q, base, kernel, origins, axes, scalars, poses, scratch):
+    """
+    Compiled FK: ``T_child = T_parent @ origin @ motion(q)`` joint by joint (module docstring).
+
+    ``kernel[j]`` = (parent link index, motion code, variable index with mimic resolved, first
+    variable); ``scalars[j]`` = (multiplier, offset). ``scratch`` (2, 4, 4) holds the frame and
+    the motion; nothing is allocated.
+    """
+    frame, motion = scratch[0], scratch[1]
+    for n in range(q.shape[0]):
+        poses[n, 0] = base
+        for j in range(kernel.shape[0]):
+            _product(poses[n, kernel[j, 0]], origins[j], frame)
+            _motion(q[n], kernel[j], axes[j], scalars[j], motion)
+            _product(frame, motion, poses[n, j + 1])
 
 
-def _rotate(frame, rotation):
-    """``frame @ [rotation | 0]`` for (N, 4, 4) frames and (N, 3, 3) rotations."""
-    moved = frame.copy()
-    moved[:, :3, :3] = frame[:, :3, :3] @ rotation
-    return moved
+@numba.njit(cache=True, nogil=True)
+def _product(a, b, out):
+    """``out = a @ b`` for rigid (4, 4) transforms (last row 0 0 0 1)."""
+    for i in range(3):
+        for j in range(4):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+        out[i, 3] += a[i, 3]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
-def _axis_angle(axis, angle):
-    """(N, 3, 3) rotations by ``angle`` (N,) about the unit ``axis`` (Rodrigues' formula)."""
-    x, y, z = axis
-    cross = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-    c, s = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
-    return c * np.eye(3) + s * cross + (1.0 - c) * np.outer(axis, axis)
+@numba.njit(cache=True, nogil=True)
+def _motion(q, codes, axis, scalars, motion):
+    """Set ``motion`` to the joint's transform at configuration ``q`` (module docstring)."""
+    for i in range(4):
+        for j in range(4):
+            motion[i, j] = 1.0 if i == j else 0.0
+    kind = codes[1]
+    if kind == 1 or kind == 2:
+        value = scalars[0] * q[codes[2]] + scalars[1]
+        if kind == 2:
+            for c in range(3):
+                motion[c, 3] = axis[c] * value
+        else:
+            _axis_angle(axis[0], axis[1], axis[2], value, motion)
+    elif kind == 3:
+        first = codes[3]
+        _axis_angle(0.0, 0.0, 1.0, q[first + 2], motion)
+        motion[0, 3], motion[1, 3] = q[first], q[first + 1]
+    elif kind == 4:
+        first = codes[3]
+        _quaternion(q[first + 3], q[first + 4], q[first + 5], q[first + 6], motion)
+        for c in range(3):
+            motion[c, 3] = q[first + c]
 
 
-def _quaternion_matrices(quaternions, joint: str):
-    """(N, 3, 3) rotations of (N, 4) quaternions x, y, z, w (normalised here)."""
-    norm = np.linalg.norm(quaternions, axis=1)
-    if np.any(norm < MIN_QUATERNION_NORM):
-        raise ValueError(f'{joint}: floating joint quaternion has zero length')
-    x, y, z, w = (quaternions / norm[:, None]).T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1),
-    ], axis=1)
+@numba.njit(cache=True, nogil=True)
+def _axis_angle(x, y, z, angle, out):
+    """Rotation by ``angle`` about the unit axis (x, y, z) (Rodrigues) into out[:3, :3]."""
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1.0 - c
+    out[0, 0], out[0, 1], out[0, 2] = c + t * x * x, t * x * y - s * z, t * x * z + s * y
+    out[1, 0], out[1, 1], out[1, 2] = t * x * y + s * z, c + t * y * y, t * y * z - s * x
+    out[2, 0], out[2, 1], out[2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
+
+
+@numba.njit(cache=True, nogil=True)
+def _quaternion(x, y, z, w, out):
+    """Rotation of the quaternion (x, y, z, w), normalised here, into out[:3, :3]."""
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    out[0, 0], out[0, 1], out[0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), \
+        2 * (x * z + y * w)
+    out[1, 0], out[1, 1], out[1, 2] = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), \
+        2 * (y * z - x * w)
+    out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), \
+        1 - 2 * (x * x + y * y)
