@@ -38,7 +38,7 @@ __all__ = ['PairSet']
 BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
 
 
-@njit
+@njit(inline=True)
 def _mark(values, status, counts, k, outcome):
     """Write a record that is not a measurement: NaN values and a status that says why."""
     for c in range(values.shape[1]):
@@ -48,7 +48,7 @@ def _mark(values, status, counts, k, outcome):
     status[k] = outcome
 
 
-@njit
+@njit(inline=True)
 def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
     """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
     gap2 = 0.0
