@@ -56,6 +56,10 @@ import numpy as np
 
 __all__ = ['DistanceResults', 'Obstacle', 'RobotDistances']
 
+# Configurations per compiled PairSet call in trajectory(): the piece-level work arrays of a chunk
+# stay in cache and are reused, so a long trajectory allocates only its results.
+CHUNK = 64
+
 _MEASURED = np.array([s in (Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
                             Status.MAX_ITERATIONS, Status.DEGENERATE) for s in range(8)])
 _BEYOND, _INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
@@ -206,6 +210,7 @@ class RobotDistances:
         self.link_padding = dict(self.srdf.link_padding if self.srdf else {})
         self.link_padding.update(link_padding or {})
         self.base_pose = None if base_pose is None else _pose(base_pose, 'base_pose')
+        self._base = np.eye(4) if base_pose is None else self.base_pose
         self.max_distance = float(max_distance)
         link_pieces = self._link_pieces(urdf_xml, links)
         self.links = tuple(link_pieces)
@@ -217,6 +222,7 @@ class RobotDistances:
         if len(obstacle_pieces) != len(obstacles):
             raise ModelError('obstacles', 'obstacle names must be unique')
         self._layout(link_pieces, obstacle_pieces, self_collision, hill_climb, tracking)
+        self._scratch_arrays = {}
 
     # Public ------------------------------------------------------------------------------------
 
@@ -272,27 +278,23 @@ class RobotDistances:
             (O, 4, 4) for all configurations or (N, O, 4, 4) one set per configuration.
 
         """
-        body_poses = self.body_poses(qs, obstacle_poses)
-        values, status, counts = self._run(body_poses)
-        return self._reduce(values, status, counts)
+        qs = self._check_configurations(qs)
+        obstacles = self._check_obstacle_poses(obstacle_poses, qs.shape[0])
+        results = self._result_arrays(qs.shape[0])
+        for start in range(0, qs.shape[0], CHUNK):
+            stop = min(start + CHUNK, qs.shape[0])
+            poses = self._scratch('poses', (stop - start, len(self._body_origins), 4, 4))
+            self._fill_body_poses(qs[start:stop], obstacles[start:stop]
+                                  if obstacles.shape[0] > 1 else obstacles, poses)
+            self._run_chunk(poses, [array[start:stop] for array in results])
+        return self._results(results)
 
     def body_poses(self, qs, obstacle_poses=None) -> np.ndarray:
         """Return the (N, bodies, 4, 4) world poses of every PairSet body (links', obstacles')."""
-        qs = np.asarray(qs, dtype=np.float64)
-        if qs.ndim != 2 or qs.shape[1] != self.kinematics.dof:
-            raise ValueError(f'qs: expected (N, {self.kinematics.dof}), got {qs.shape}')
-        count = qs.shape[0]
-        link_poses = self.kinematics.forward(qs, self.base_pose)
-        obstacles = self._obstacle_poses if obstacle_poses is None else np.asarray(
-            obstacle_poses, dtype=np.float64)
-        if obstacles.shape not in ((len(self.obstacles), 4, 4),
-                                   (count, len(self.obstacles), 4, 4)):
-            raise ValueError(f'obstacle_poses: expected ({len(self.obstacles)}, 4, 4) or '
-                             f'({count}, {len(self.obstacles)}, 4, 4), got {obstacles.shape}')
-        obstacles = np.ascontiguousarray(obstacles.reshape(-1, len(self.obstacles), 4, 4))
-        poses = np.empty((count, len(self._body_origins), 4, 4))
-        _compose(link_poses, self._piece_link, obstacles, self._piece_obstacle,
-                 self._body_origins, poses)
+        qs = self._check_configurations(qs)
+        obstacles = self._check_obstacle_poses(obstacle_poses, qs.shape[0])
+        poses = np.empty((qs.shape[0], len(self._body_origins), 4, 4))
+        self._fill_body_poses(qs, obstacles, poses)
         return poses
 
     # Building ----------------------------------------------------------------------------------
@@ -418,26 +420,62 @@ class RobotDistances:
 
     # Running -----------------------------------------------------------------------------------
 
-    def _run(self, body_poses):
-        pair_set, count, m = self._pair_set, body_poses.shape[0], self._pair_set.num_pairs
-        values = np.empty((count, m, 11))
-        status = np.empty((count, m), np.int8)
-        counts = np.empty((count, m, 4), np.int64)
-        out_values, out_status, out_counts = pair_set._out
-        reach = self.max_distance + self._pad_max
-        for i in range(count):
-            pair_set.update(body_poses[i], max_distance=reach)
-            values[i], status[i], counts[i] = out_values, out_status, out_counts
-        return values, status, counts
+    def _check_configurations(self, qs) -> np.ndarray:
+        qs = np.ascontiguousarray(qs, dtype=np.float64)
+        if qs.ndim != 2 or qs.shape[1] != self.kinematics.dof:
+            raise ValueError(f'qs: expected (N, {self.kinematics.dof}), got {qs.shape}')
+        if not np.isfinite(qs).all():
+            raise ValueError('qs: configurations must be finite')
+        return qs
 
-    def _reduce(self, values, status, counts) -> DistanceResults:
-        count, pairs = values.shape[0], len(self._pairs)
-        rows = np.empty((count, pairs, 11))
-        pair_status = np.empty((count, pairs), np.int8)
-        totals = np.empty((count, pairs, 2), np.int64)
-        best = np.empty((count, pairs), np.int64)
+    def _check_obstacle_poses(self, obstacle_poses, count) -> np.ndarray:
+        """Return (1, O, 4, 4) or (N, O, 4, 4) obstacle poses."""
+        obstacles = self._obstacle_poses if obstacle_poses is None else np.asarray(
+            obstacle_poses, dtype=np.float64)
+        if obstacles.shape not in ((len(self.obstacles), 4, 4),
+                                   (count, len(self.obstacles), 4, 4)):
+            raise ValueError(f'obstacle_poses: expected ({len(self.obstacles)}, 4, 4) or '
+                             f'({count}, {len(self.obstacles)}, 4, 4), got {obstacles.shape}')
+        return np.ascontiguousarray(obstacles.reshape(-1, len(self.obstacles), 4, 4))
+
+    def _fill_body_poses(self, qs, obstacles, poses):
+        links = self._scratch('links', (qs.shape[0], len(self.kinematics.links), 4, 4))
+        self.kinematics.forward_into(qs, self._base, links)
+        _compose(links, self._piece_link, obstacles, self._piece_obstacle, self._body_origins,
+                 poses)
+
+    def _scratch(self, name, shape) -> np.ndarray:
+        """Return a reused work array of ``shape`` (so long trajectories touch no new memory)."""
+        array = self._scratch_arrays.get(name)
+        if array is None or array.shape[1:] != shape[1:] or array.shape[0] < shape[0]:
+            array = np.empty((max(shape[0], CHUNK),) + shape[1:])
+            self._scratch_arrays[name] = array
+        return array[:shape[0]]
+
+    def _piece_buffers(self, count):
+        buffers = self._scratch_arrays.get('pieces')
+        if buffers is None or buffers[0].shape[0] < count:
+            m, size = self._pair_set.num_pairs, max(count, CHUNK)
+            buffers = (np.empty((size, m, 11)), np.empty((size, m), np.int8),
+                       np.empty((size, m, 4), np.int64))
+            self._scratch_arrays['pieces'] = buffers
+        return tuple(array[:count] for array in buffers)
+
+    def _run_chunk(self, poses, results):
+        values, status, counts = self._piece_buffers(poses.shape[0])
+        self._pair_set.update_sequence(poses, max_distance=self.max_distance + self._pad_max,
+                                       out=(values, status, counts))
+        rows, pair_status, totals, best = results
         _reduce_pairs(values, status, counts, self._groups, self._group_sizes, self._pad_first,
                       self._pad_second, _MEASURED, rows, pair_status, totals, best)
+
+    def _result_arrays(self, count):
+        pairs = len(self._pairs)
+        return (np.empty((count, pairs, 11)), np.empty((count, pairs), np.int8),
+                np.empty((count, pairs, 2), np.int64), np.empty((count, pairs), np.int64))
+
+    def _results(self, arrays) -> DistanceResults:
+        rows, pair_status, totals, best = arrays
         return DistanceResults(self._pairs, self._is_self.copy(), rows[..., 0],
                                rows[..., 1:4], rows[..., 4:7], rows[..., 7:10], pair_status,
                                rows[..., 10], totals[..., 0], totals[..., 1], best)

@@ -170,7 +170,7 @@ class KinematicModel:
             q[names[name]] = float(value)
         return q
 
-    def forward(self, q, base_pose=None) -> np.ndarray:
+    def forward(self, q, base_pose=None, out=None) -> np.ndarray:
         """
         Pose of every link for one or N configurations.
 
@@ -180,6 +180,8 @@ class KinematicModel:
             (dof,) or (N, dof) finite configuration(s).
         base_pose : array-like, optional
             (4, 4) pose of the root link in the world; default identity.
+        out : numpy.ndarray, optional
+            (N, L, 4, 4) C-contiguous float64 array to write into (for reuse).
 
         Returns
         -------
@@ -194,14 +196,26 @@ class KinematicModel:
             raise ValueError(f'q: expected ({self.dof},) or (N, {self.dof}), got {q.shape}')
         if not np.isfinite(q).all():
             raise ValueError('q: configurations must be finite')
-        self._check_quaternions(q)
         base = _IDENTITY if base_pose is None else np.asarray(base_pose, dtype=np.float64)
         if base_pose is not None and (base.shape != (4, 4) or not np.isfinite(base).all()):
             raise ValueError('base_pose: expected a finite (4, 4) matrix')
-        poses = np.empty((q.shape[0], len(self.links), 4, 4))
-        _forward(q, base, self._kernel, self._origins, self._axes, self._scalars, poses,
-                 np.empty((2, 4, 4)))
+        shape = (q.shape[0], len(self.links), 4, 4)
+        poses = np.empty(shape) if out is None else out
+        if poses.shape != shape or poses.dtype != np.float64 or not poses.flags.c_contiguous:
+            raise ValueError(f'out: expected a C-contiguous float64 array of shape {shape}')
+        self.forward_into(q, base, poses)
         return poses[0] if single else poses
+
+    def forward_into(self, q, base, poses):
+        """
+        :meth:`forward` without its argument checks, for callers that made them.
+
+        ``q`` (N, dof) finite, ``base`` (4, 4) and ``poses`` (N, L, 4, 4) C-contiguous float64.
+        """
+        if self._floating:
+            self._check_quaternions(q)
+        _forward(q, base, self._kernel, self._origins, self._axes, self._scalars, poses,
+                 self._work)
 
     def joint_values(self, q) -> np.ndarray:
         """(N, J) value of every one-variable joint (mimic applied); NaN for the others."""
@@ -227,6 +241,7 @@ class KinematicModel:
         self._scalars = np.array([self._sources[i][1:] for i in range(len(self.joints))],
                                  np.float64).reshape(-1, 2)
         self._axes = np.array([joint.axis for joint in self.joints]).reshape(-1, 3)
+        self._work = np.empty((2, 4, 4))
         self._floating = [(joint.name, self._first[i]) for i, joint in enumerate(self.joints)
                           if joint.type == 'floating']
 
