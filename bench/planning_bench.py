@@ -143,43 +143,55 @@ def build_pinocchio(robot, urdf_xml, specs):
     return model, geometry
 
 
-def time_gjk(robot, qs, reps):
-    """Median seconds per configuration of trajectory(), and of one distances() call each."""
+def gjk_trajectory(robot, qs):
+    """Seconds per configuration of one cold-started tracked trajectory(), and its result."""
     robot.reset()
-    robot.trajectory(qs[:20])
-    batch, single = [], []
-    for _ in range(reps):
-        robot.reset()
-        start = time.perf_counter()
-        result = robot.trajectory(qs)
-        batch.append((time.perf_counter() - start) / len(qs))
-    for _ in range(reps):
-        robot.reset()
-        start = time.perf_counter()
-        for q in qs:
-            robot.distances(q)
-        single.append((time.perf_counter() - start) / len(qs))
-    return float(numpy.median(batch)), float(numpy.median(single)), result
+    start = time.perf_counter()
+    result = robot.trajectory(qs)
+    return (time.perf_counter() - start) / len(qs), result
 
 
-def time_pinocchio(model, geometry, pin_qs, reps, checked):
-    """Median seconds per configuration of computeDistances, and piece distances at checked."""
+def gjk_calls(robot, qs):
+    """Seconds per configuration of one distances() call per configuration."""
+    robot.reset()
+    start = time.perf_counter()
+    for q in qs:
+        robot.distances(q)
+    return (time.perf_counter() - start) / len(qs)
+
+
+def pinocchio_run(model, geometry, pin_qs, checked=()):
+    """Seconds per configuration of computeDistances, and piece distances at ``checked``."""
     import pinocchio
     data, geometry_data = model.createData(), geometry.createData()
-    times, answers = [], {}
-    for rep in range(reps + 1):
-        data, geometry_data = model.createData(), geometry.createData()
-        start = time.perf_counter()
-        for q in pin_qs:
-            pinocchio.computeDistances(model, data, geometry, geometry_data, q)
-        if rep:
-            times.append((time.perf_counter() - start) / len(pin_qs))
-    data, geometry_data = model.createData(), geometry.createData()
-    for n, q in enumerate(pin_qs):
+    answers = {}
+    start = time.perf_counter()
+    for q in pin_qs:
         pinocchio.computeDistances(model, data, geometry, geometry_data, q)
-        if n in checked:
-            answers[n] = numpy.array([r.min_distance for r in geometry_data.distanceResults])
-    return float(numpy.median(times)), answers
+    elapsed = (time.perf_counter() - start) / len(pin_qs)
+    for n in checked:
+        pinocchio.computeDistances(model, data, geometry, geometry_data, pin_qs[n])
+        answers[n] = numpy.array([r.min_distance for r in geometry_data.distanceResults])
+    return elapsed, answers
+
+
+def time_methods(robot, qs, pinocchio_setup, reps):
+    """
+    Interleave the timed runs (one of each method per round) and keep each method's times.
+
+    Interleaving puts every method under the same load of this shared machine; the report gives
+    the minimum (the least disturbed run) and the median.
+    """
+    robot.trajectory(qs[:20])  # compile and allocate outside the clock
+    times = {'gjk': [], 'gjk_call': [], 'pinocchio': []}
+    result = None
+    for _ in range(reps):
+        seconds, result = gjk_trajectory(robot, qs)
+        times['gjk'].append(seconds)
+        times['gjk_call'].append(gjk_calls(robot, qs))
+        if pinocchio_setup is not None:
+            times['pinocchio'].append(pinocchio_run(*pinocchio_setup)[0])
+    return times, result
 
 
 def exact_pieces(robot, qs, checked):
@@ -213,30 +225,37 @@ def bench_robot(name, data_dir, args):
                            package_paths={'example-robot-data': data_dir})
     qs = make_trajectory(robot.kinematics, args.configs, args.seed)
     checked = numpy.linspace(0, len(qs) - 1, args.checked).astype(int)
-    per_config, per_call, result = time_gjk(robot, qs, args.reps)
+    try:
+        model, geometry = build_pinocchio(robot, urdf_xml, specs)
+        pin_qs = pinocchio_q(model, robot.kinematics, qs)
+        setup = (model, geometry, pin_qs)
+    except ImportError as error:
+        setup, missing = None, f'not installed: {error}'
+    times, result = time_methods(robot, qs, setup, args.reps)
     figures = {
         'robot': name, 'configs': len(qs), 'obstacles': len(obstacles),
         'body_pairs': len(robot.pairs), 'self_pairs': int(robot._is_self.sum()),
         'piece_pairs': robot.pair_set.num_pairs,
-        'gjk_us_per_config': per_config * 1e6, 'gjk_call_us_per_config': per_call * 1e6,
+        'gjk_us_per_config_min': min(times['gjk']) * 1e6,
+        'gjk_us_per_config_median': float(numpy.median(times['gjk'])) * 1e6,
+        'gjk_single_call_us_min': min(times['gjk_call']) * 1e6,
         'gjk_iterations_per_pair': float(result.iterations.mean()),
         'support_calls_per_pair': float(result.support_calls.mean()),
         'penetrating_fraction': float((result.distance < 0).mean()),
     }
     exact = body_minimum(robot, exact_pieces(robot, qs, checked))
     figures['gjk_max_error'] = float(numpy.abs(result.distance[checked] - exact).max())
-    try:
-        model, geometry = build_pinocchio(robot, urdf_xml, specs)
-    except ImportError as error:
-        figures['pinocchio'] = f'not installed: {error}'
+    if setup is None:
+        figures['pinocchio'] = missing
         return figures
-    pin_qs = pinocchio_q(model, robot.kinematics, qs)
-    pin_time, answers = time_pinocchio(model, geometry, pin_qs, args.reps, set(checked.tolist()))
+    answers = pinocchio_run(*setup, checked=checked.tolist())[1]
     coal_bodies = body_minimum(robot, numpy.array([answers[n] for n in checked]))
     figures.update({
-        'pinocchio_coal_us_per_config': pin_time * 1e6,
+        'pinocchio_coal_us_per_config_min': min(times['pinocchio']) * 1e6,
+        'pinocchio_coal_us_per_config_median': float(numpy.median(times['pinocchio'])) * 1e6,
         'coal_max_error': float(numpy.abs(coal_bodies - exact).max()),
-        'speedup': pin_time / per_config,
+        'speedup_min': min(times['pinocchio']) / min(times['gjk']),
+        'speedup_median': float(numpy.median(times['pinocchio']) / numpy.median(times['gjk'])),
     })
     return figures
 
@@ -251,7 +270,8 @@ def write_results(rows, args):
         writer.writerows(rows)
     lines = ['# Planner workload: all pairs per configuration, gjk_ros vs Pinocchio + coal', '',
              f'{args.configs} configurations, {args.obstacles} obstacles, seed {args.seed}, '
-             f'median of {args.reps} runs; errors against the exact reference at '
+             f'{args.reps} interleaved runs of each method (min and median); errors against '
+             'the exact reference at '
              f'{args.checked} configurations. Command: `python -m bench.planning_bench'
              f'{" --quick" if args.quick else ""}`.', '',
              '| ' + ' | '.join(keys) + ' |', '|' + ' --- |' * len(keys)]
@@ -268,13 +288,13 @@ def main(argv=None):
     parser.add_argument('--configs', type=int, default=1000)
     parser.add_argument('--obstacles', type=int, default=20)
     parser.add_argument('--checked', type=int, default=10)
-    parser.add_argument('--reps', type=int, default=3)
+    parser.add_argument('--reps', type=int, default=7)
     parser.add_argument('--seed', type=int, default=7)
     parser.add_argument('--robots', nargs='+', default=list(ROBOTS))
     parser.add_argument('--quick', action='store_true')
     args = parser.parse_args(argv)
     if args.quick:
-        args.configs, args.checked, args.reps = 200, 3, 1
+        args.configs, args.checked, args.reps = 200, 3, 2
     data_dir = robot_data_dir()
     if data_dir is None:
         print('example-robot-data is not installed (pip install example-robot-data)')
