@@ -23,7 +23,7 @@ setup(
     maintainer_email='maintainers@gjk-ros.invalid',
     description='Tracked GJK distances and exact MTD between robot links and obstacles.',
     license='Apache-2.0',
-    extras_require={'test': ['pytest<9', 'hypothesis']},
+    extras_require={'test': ['pytest<9', 'hypothesis'], 'decomposition': ['coacd']},
     entry_points={
         'console_scripts': [
             'gjk_distance_node = gjk_ros.ros.node:main',

@@ -74,6 +74,18 @@ def _drop_stale_cache():
 _drop_stale_cache()
 
 
-def njit(function):
-    """Compile ``function`` with the core's numba options."""
-    return numba.njit(**_OPTIONS)(function)
+def njit(function=None, *, inline=False):
+    """
+    Compile ``function`` with the core's numba options; ``inline=True`` inlines it.
+
+    ``inline=True`` inlines the function into its callers at numba IR level. It is set on the
+    tracked query's hot path (query_pair and everything it calls on the GJK path): numba passes
+    every array argument as about seven scalars, and query_pair alone takes two dozen arrays, so
+    the calls cost more than the tracked GJK step they make. Measured 2026-11-22, 200 tracked
+    pairs, one GJK iteration each: 0.73 -> 0.14-0.19 us per pair (8 and 150 vertices); the
+    first, uncached compilation takes about 20 s longer.
+    """
+    options = dict(_OPTIONS, inline='always') if inline else _OPTIONS
+    if function is None:
+        return lambda wrapped: numba.njit(**options)(wrapped)
+    return numba.njit(**options)(function)

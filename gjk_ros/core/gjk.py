@@ -41,12 +41,12 @@ GJK_CONTACT = 1
 GJK_MAX_ITERATIONS_HIT = 2
 
 
-@njit
+@njit(inline=True)
 def is_smooth(body_a, body_b):
     return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
 
 
-@njit
+@njit(inline=True)
 def to_a_frame(rel, x, y, z):
     """Map a point of B's frame into A's frame."""
     return (rel[0, 0] * x + rel[0, 1] * y + rel[0, 2] * z + rel[0, 3],
@@ -54,7 +54,7 @@ def to_a_frame(rel, x, y, z):
             rel[2, 0] * x + rel[2, 1] * y + rel[2, 2] * z + rel[2, 3])
 
 
-@njit
+@njit(inline=True)
 def minkowski_support(geom_a, body_a, geom_b, body_b, rel, dx, dy, dz, seed_a, seed_b,
                       hill_climb, counters):
     """
@@ -74,7 +74,7 @@ def minkowski_support(geom_a, body_a, geom_b, body_b, rel, dx, dy, dz, seed_a, s
     return index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz
 
 
-@njit
+@njit(inline=True)
 def set_simplex_vertex(simplex, simplex_index, slot, index_a, ax, ay, az, index_b,
                        lx, ly, lz, bx, by, bz):
     simplex[0, slot, 0] = ax - bx
@@ -87,7 +87,7 @@ def set_simplex_vertex(simplex, simplex_index, slot, index_a, ax, ay, az, index_
     simplex_index[1, slot] = index_b
 
 
-@njit
+@njit(inline=True)
 def _compact(simplex, simplex_index, weights, count, mask):
     """Keep the simplex vertices whose bit is set in ``mask``, in order; return the new count."""
     kept = 0
@@ -104,7 +104,7 @@ def _compact(simplex, simplex_index, weights, count, mask):
     return kept
 
 
-@njit
+@njit(inline=True)
 def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, cache_local,
                  simplex,
                  simplex_index):
@@ -141,7 +141,7 @@ def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, 
     return count
 
 
-@njit
+@njit(inline=True)
 def _in_simplex(simplex_index, count, index_a, index_b):
     """Return True when the vertex pair is already a simplex vertex (never for smooth points)."""
     if index_a < 0 or index_b < 0:
@@ -152,7 +152,7 @@ def _in_simplex(simplex_index, count, index_a, index_b):
     return False
 
 
-@njit
+@njit(inline=True)
 def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weights, seeds,
         hill_climb,
         counters, scale):

@@ -38,7 +38,7 @@ __all__ = ['PairSet']
 BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
 
 
-@njit
+@njit(inline=True)
 def _mark(values, status, counts, k, outcome):
     """Write a record that is not a measurement: NaN values and a status that says why."""
     for c in range(values.shape[1]):
@@ -48,7 +48,7 @@ def _mark(values, status, counts, k, outcome):
     status[k] = outcome
 
 
-@njit
+@njit(inline=True)
 def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
     """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
     gap2 = 0.0
@@ -84,6 +84,29 @@ def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
                    cache_index, cache_local, cache_seeds, epa_store, simplex, simplex_index,
                    weights, counters, rel, seeds, ep, values, status, counts, hill_climb,
                    tracking)
+
+
+@njit
+def _update_sequence(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                     tracking, values, status, counts):
+    # One configuration after the other, each tracked from the one before (Cameron section 4);
+    # every step's rows are copied out before the next step overwrites them.
+    for n in range(poses.shape[0]):
+        _update_pairs(scene, pairs, poses[n], active, max_distance, cache, ws, ep, out,
+                      hill_climb, tracking)
+        _copy_rows(out, values, status, counts, n)
+
+
+@njit
+def _copy_rows(out, values, status, counts, n):
+    """Copy the output rows of one update into step ``n`` of the sequence arrays."""
+    step_values, step_status, step_counts = out
+    for k in range(step_values.shape[0]):
+        for c in range(step_values.shape[1]):
+            values[n, k, c] = step_values[k, c]
+        status[n, k] = step_status[k]
+        for c in range(step_counts.shape[1]):
+            counts[n, k, c] = step_counts[k, c]
 
 
 class PairSet:
@@ -155,6 +178,56 @@ class PairSet:
 
         """
         poses = check_poses(poses, 'poses', (self.num_bodies, 4, 4))
+        active, max_distance = self._options(active, max_distance)
+        _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
+                      self._ws, self._ep, self._out, self.hill_climb, self.tracking)
+
+    def update_sequence(self, poses, active=None, max_distance=math.inf, out=None):
+        """
+        Run :meth:`update` for N pose sets in turn, in one compiled call.
+
+        Each step is tracked from the one before, as N calls of ``update`` would be (a
+        trajectory), without a Python call per step.
+
+        Parameters
+        ----------
+        poses : (N, num_bodies, 4, 4) float
+            Body-to-world transforms of each step.
+        active, max_distance
+            As in :meth:`update`, for every step.
+        out : tuple of numpy.ndarray, optional
+            ``(values, status, counts)`` of the shapes below to write into (for reuse).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``values`` (N, m, 11): distance, witness_a (3), witness_b (3), normal (3),
+            error_bound; ``status`` (N, m) int8; ``counts`` (N, m, 4): GJK iterations, support
+            calls, hill-climb steps, EPA iterations. The PairSet's own arrays hold the last step.
+
+        """
+        poses = check_poses(poses, 'poses')
+        if poses.ndim != 4 or poses.shape[1:] != (self.num_bodies, 4, 4):
+            raise ValueError(f'poses: expected shape (N, {self.num_bodies}, 4, 4), got '
+                             f'{poses.shape}')
+        active, max_distance = self._options(active, max_distance)
+        values, status, counts = self._sequence_arrays(poses.shape[0], out)
+        _update_sequence(self._scene, self._pairs, poses, active, max_distance, self._cache,
+                         self._ws, self._ep, self._out, self.hill_climb, self.tracking, values,
+                         status, counts)
+        return values, status, counts
+
+    def _sequence_arrays(self, count, out):
+        expected = [((count,) + a.shape, a.dtype) for a in self._out]
+        if out is None:
+            return tuple(np.empty(shape, dtype) for shape, dtype in expected)
+        out = tuple(out)
+        if len(out) != 3 or any(a.shape != shape or a.dtype != dtype or not a.flags.c_contiguous
+                                for a, (shape, dtype) in zip(out, expected)):
+            raise ValueError(f'out: expected C-contiguous arrays {expected}')
+        return out
+
+    def _options(self, active, max_distance):
         if active is None:
             active = self._all_active
         else:
@@ -165,8 +238,7 @@ class PairSet:
         max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError('max_distance must not be NaN')
-        _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
-                      self._ws, self._ep, self._out, self.hill_climb, self.tracking)
+        return active, max_distance
 
     # Results -----------------------------------------------------------------------------------
 

@@ -72,7 +72,7 @@ def output_arrays(count):
     return values, np.full(count, int(Status.INACTIVE), np.int8), np.zeros((count, 4), np.int64)
 
 
-@njit
+@njit(inline=True)
 def _relative_pose(pose_a, pose_b, rel):
     """Set ``rel = inverse(pose_a) @ pose_b`` as [R | t]: B's frame expressed in A's frame."""
     for i in range(3):
@@ -84,7 +84,7 @@ def _relative_pose(pose_a, pose_b, rel):
                      + pose_a[2, i] * (pose_b[2, 3] - pose_a[2, 3]))
 
 
-@njit
+@njit(inline=True)
 def _write_row(values, status, counts, k, pose_a, body_a, body_b, core_distance, nx, ny, nz,
                ax, ay, az, bx, by, bz, outcome, bound, counters, scale):
     """Add the sweep radii, classify, and store row ``k`` in world coordinates."""
@@ -110,7 +110,7 @@ def _write_row(values, status, counts, k, pose_a, body_a, body_b, core_distance,
         counts[k, c] = counters[c]
 
 
-@njit
+@njit(inline=True)
 def _simplex_witnesses(simplex, weights, count):
     """Witness points (A frame) of GJK's simplex: the weights applied to its points on A, B."""
     ax = ay = az = bx = by = bz = 0.0
@@ -125,7 +125,7 @@ def _simplex_witnesses(simplex, weights, count):
     return ax, ay, az, bx, by, bz
 
 
-@njit
+@njit(inline=True)
 def _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex,
                   simplex_index, count, seeds):
     cache_count[k] = count
@@ -197,7 +197,7 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
                ax, ay, az, bx, by, bz, DEGENERATE, 2.0 * scale, counters, scale)
 
 
-@njit
+@njit(inline=True)
 def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, cache_index,
                cache_local, cache_seeds, epa_store, simplex, simplex_index, weights, counters,
                rel, seeds, ep, values, status, counts, hill_climb, tracking):

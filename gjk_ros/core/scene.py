@@ -55,13 +55,13 @@ B_VSTART, B_VCOUNT, B_OSTART, B_ISTART, B_KIND, B_SWEEP, B_CYL_R, B_CYL_H = rang
 B_CX, B_CY, B_CZ, B_BOUND = 8, 9, 10, 11
 
 
-@njit
+@njit(inline=True)
 def scene_geometry(scene):
     """Return the arrays the kernels read: (vertices, neighbor offsets, neighbor indices)."""
     return scene[0], scene[2], scene[4]
 
 
-@njit
+@njit(inline=True)
 def scene_body(scene, i):
     """
     Return the kernel tuple of body ``i``, scalars only.

@@ -212,7 +212,7 @@ def solve_tetrahedron(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz):
     return result
 
 
-@njit
+@njit(inline=True)
 def solve_simplex(w, count, weights):
     """
     Solve the simplex ``w[:count]`` (rows are points).

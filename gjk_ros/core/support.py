@@ -43,7 +43,7 @@ KIND_POLYTOPE = 0
 KIND_CYLINDER = 1
 
 
-@njit
+@njit(inline=True)
 def support_brute_force(vertices, start, count, dx, dy, dz):
     """Local index of the first of ``vertices[start:start + count]`` maximal along ``d``."""
     best_index = 0
@@ -57,7 +57,7 @@ def support_brute_force(vertices, start, count, dx, dy, dz):
     return best_index
 
 
-@njit
+@njit(inline=True)
 def support_hill_climb(vertices, neighbor_offsets, neighbor_indices, vertex_start, offset_start,
                        index_start, dx, dy, dz, seed):
     """
@@ -98,7 +98,7 @@ def support_cylinder(radius, half_length, dx, dy, dz):
     return radius * dx / rho, radius * dy / rho, z
 
 
-@njit
+@njit(inline=True)
 def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     """
     Support of a kernel body along ``d`` (body frame).

@@ -112,6 +112,24 @@ def parse_urdf_collisions(urdf_xml: str, *,
     return model
 
 
+def robot_element(urdf_xml: str) -> ElementTree.Element:
+    """
+    Parse a URDF document and return its ``<robot>`` element (for the other URDF readers).
+
+    Raises
+    ------
+    ModelError
+        As :func:`parse_urdf_collisions` does for the document.
+
+    """
+    return _parse_robot(urdf_xml)
+
+
+def child_elements(element, tag: str) -> list:
+    """Return the children of ``element`` with local tag name ``tag``, in document order."""
+    return _children(element, tag)
+
+
 def _parse_robot(urdf_xml) -> ElementTree.Element:
     if not isinstance(urdf_xml, (str, bytes)) or not urdf_xml.strip():
         raise ModelError(DOCUMENT_BODY, 'the robot description is empty')
