@@ -53,6 +53,9 @@ MAX_BACKLOG_BYTES = 256 * 2**20
 WORKER_CACHE = 1024
 # How long close() waits for the worker to leave before killing it.
 CLOSE_TIMEOUT = 1.0
+# How long a new worker may take to import its libraries (and, on a fresh install, compile
+# the core's kernels) before its first job; the per-body time limit starts after that.
+START_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,9 @@ class Ingestor:
             if self._backlog_bytes + len(data) > MAX_BACKLOG_BYTES:
                 return False
             self._backlog_bytes += len(data)
-            self._batches.setdefault(kind, []).append((bytes(data), received))
+            # A raw subscription hands over bytes already: no copy (30 MB take 10 ms).
+            data = data if isinstance(data, bytes) else bytes(data)
+            self._batches.setdefault(kind, []).append((data, received))
             self._condition.notify()
             return True
 
@@ -307,7 +312,22 @@ class Ingestor:
         self._worker.start()
         child.close()
         self._connection = parent
+        if not self._await_ready(parent):
+            self._stop_worker()
+            raise RuntimeError('the geometry worker did not start')
         return parent
+
+    def _await_ready(self, connection):
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._closed and time.monotonic() < deadline:
+            try:
+                if connection.poll(0.05):
+                    return connection.recv() == ('ready',)
+            except (EOFError, OSError):
+                return False
+            if not self._worker.is_alive():
+                return False
+        return False
 
     def _stop_worker(self):
         worker, connection = self._worker, self._connection
@@ -351,6 +371,11 @@ def worker_main(connection, limits, package_paths):
     warnings.simplefilter('ignore')
     _limit_memory(limits.worker_memory_mb)
     state = _WorkerState(limits, package_paths)
+    state.warm_up()
+    try:
+        connection.send(('ready',))
+    except (OSError, ValueError):
+        return
     while True:
         try:
             message = connection.recv()
@@ -385,6 +410,15 @@ class _WorkerState:
         self.resolver = ResourceResolver(package_paths)
         self.pieces = collections.OrderedDict()   # geometry key -> piece (LRU)
         self.sent = {}                            # (kind, ns, id) -> geometry key last sent
+
+    def warm_up(self):
+        """Import every library a job needs and build one piece (compiling what must be)."""
+        from gjk_ros.models import piece_from_description
+        import rclpy.serialization  # noqa: F401 -- imported for its cost, before any job
+        from std_msgs.msg import String  # noqa: F401
+        from visualization_msgs.msg import MarkerArray  # noqa: F401
+        piece_from_description('warm_up', 'world', {'type': 'box', 'size': [0.1, 0.1, 0.1]},
+                               resolver=self.resolver)
 
     def run(self, key, payload, skip, progress):
         from gjk_ros.models import ModelError
@@ -446,19 +480,22 @@ class _WorkerState:
 
     def markers(self, kind, payload, skip, progress):
         messages, forget = payload
+        if len(messages) > 1:
+            progress = _throttled(progress)
         for ns, marker_id in forget:
             self.sent.pop((kind, ns, marker_id), None)
-        clears, latest, heard = self._coalesce(kind, messages)
+        clears, latest, heard = self._coalesce(kind, messages, progress)
         ops = [self._op(kind, marker, received, skip, progress)
                for marker, received in latest.values()]
         return clears, ops, heard
 
-    def _coalesce(self, kind, messages):
+    def _coalesce(self, kind, messages, progress):
         """Latest marker per (ns, id) over the messages, DELETEALL applied in order."""
         from rclpy.serialization import deserialize_message
         from visualization_msgs.msg import MarkerArray
         clears, latest, heard = [], {}, {}
         for data, received in messages:
+            progress(None)  # decoding: a time limit hit here rejects the whole batch
             try:
                 array = deserialize_message(data, MarkerArray)
             except Exception:  # noqa: B902 -- undecodable bytes refresh nothing
@@ -489,10 +526,9 @@ class _WorkerState:
         op = MarkerOp(kind, marker.ns, marker.id, marker.action, _marker_name(kind, marker),
                       received, lifetime)
         key = (kind, marker.ns, marker.id)
+        previous = self.sent.pop(key, None)  # restored below if the geometry is unchanged
         if marker.action == DELETE:
-            self.sent.pop(key, None)
             return op
-        self.sent.pop(key, None)
         op.error = self._check_marker(kind, marker)
         if op.error is not None:
             return op
@@ -509,6 +545,9 @@ class _WorkerState:
         if (marker.ns, marker.id) in skip:
             op.error = ('took longer than ingest_timeout (%g s) or exceeded ingest_memory_mb; '
                         'rejected' % self.limits.job_timeout_s)
+            return op
+        if previous == op.geometry_key:
+            self.sent[key] = previous  # the node holds this piece: send the pose only
             return op
         self._attach_piece(op, key, marker, progress)
         return op
@@ -590,6 +629,18 @@ def check_pose(pose):
         return 'orientation quaternion norm %.3g is not a rotation (normalised only within ' \
                '[%g, %g])' % (norm, 1.0 / QUATERNION_NORM_RANGE, QUATERNION_NORM_RANGE)
     return None
+
+
+def _throttled(progress):
+    """Send decode progress once per 0.1 s at most (a batch may hold thousands of messages)."""
+    last = [0.0]
+
+    def send(body):
+        now = time.monotonic()
+        if body is not None or now - last[0] > 0.1:
+            last[0] = now
+            progress(body)
+    return send
 
 
 def _marker_name(kind, marker):
