@@ -305,6 +305,12 @@ class ConvexPolytope:
             core = self._vertices[int(np.argmax(self._vertices @ d))].copy()
         return core + self._radius * d / length
 
+    def __reduce__(self):
+        # Rebuilt through __init__: a fresh cache key in the receiving process (a copied key
+        # could collide with one of its own polytopes) and no pickled kernel scene.
+        return (_restore, (self._vertices, self._offsets, self._indices, self._radius,
+                           self._kind, self._cylinder))
+
     def __repr__(self):
         return (f'ConvexPolytope(kind={self.kind!r}, vertices={self.num_vertices}, '
                 f'radius={self._radius:g}, bounding_radius={self._bound:g})')
@@ -324,3 +330,9 @@ class ConvexPolytope:
         """Build a one-body scene in the layout PairSet uses (see ``scene.build_scene``)."""
         from .scene import build_scene
         return build_scene([self])
+
+
+def _restore(vertices, offsets, indices, radius, kind, cylinder):
+    """Unpickle a ConvexPolytope (see ``ConvexPolytope.__reduce__``)."""
+    return ConvexPolytope(vertices, offsets, indices, radius=radius, kind=kind,
+                          cylinder=cylinder)

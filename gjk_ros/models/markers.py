@@ -135,6 +135,9 @@ def _scale(marker) -> np.ndarray:
 def _points(marker) -> np.ndarray:
     if len(marker.points) == 0:
         raise ValueError('the marker has no points')
+    if isinstance(marker.points, np.ndarray):
+        # Already converted (gjk_ros.ros.ingestion ships points as an array).
+        return np.array(marker.points, dtype=np.float64).reshape(-1, 3)
     return np.array([[point.x, point.y, point.z] for point in marker.points], dtype=np.float64)
 
 
