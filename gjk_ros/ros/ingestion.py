@@ -166,9 +166,9 @@ class MarkerJob:
     """A visualization_msgs/Marker as plain data; the worker returns its CollisionPiece."""
 
     kind: str
-    type: int
+    marker_type: int
     ns: str
-    id: int
+    marker_id: int
     frame_id: str
     pose: tuple            # x, y, z, qx, qy, qz, qw
     scale: tuple           # x, y, z
@@ -182,14 +182,14 @@ class MarkerJob:
 
     @property
     def body(self) -> str:
-        """Obstacle name ``ns/id``."""
-        return f'{self.ns}/{self.id}'
+        """Name the obstacle, ``ns/id``."""
+        return f'{self.ns}/{self.marker_id}'
 
     def run(self, resolver: ResourceResolver):
         """Build the piece (in the worker)."""
         x, y, z, qx, qy, qz, qw = self.pose
         marker = SimpleNamespace(
-            ns=self.ns, id=self.id, type=self.type,
+            ns=self.ns, id=self.marker_id, type=self.marker_type,
             header=SimpleNamespace(frame_id=self.frame_id),
             pose=SimpleNamespace(position=SimpleNamespace(x=x, y=y, z=z),
                                  orientation=SimpleNamespace(x=qx, y=qy, z=qz, w=qw)),
@@ -227,7 +227,7 @@ class DescriptionsJob:
 
     @property
     def body(self) -> str:
-        """The parameter (``static_obstacles`` or ``link_geometry``)."""
+        """Name the parameter kind (``obstacle`` or ``link``) in errors."""
         return self.kind
 
     def run(self, resolver: ResourceResolver):
@@ -293,7 +293,7 @@ def marker_job(marker, kind: str, limits: IngestLimits):
         np.zeros((0, 3))
     position, orientation = marker.pose.position, marker.pose.orientation
     job = MarkerJob(
-        kind=kind, type=int(marker.type), ns=str(marker.ns), id=int(marker.id),
+        kind=kind, marker_type=int(marker.type), ns=str(marker.ns), marker_id=int(marker.id),
         frame_id=str(marker.header.frame_id),
         pose=(position.x, position.y, position.z,
               orientation.x, orientation.y, orientation.z, orientation.w),
@@ -370,7 +370,7 @@ def _nanoseconds(stamp) -> int:
 
 def _geometry_key(job: MarkerJob) -> str:
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(repr((job.type, job.scale, job.mesh_resource, job.mesh_filename,
+    digest.update(repr((job.marker_type, job.scale, job.mesh_resource, job.mesh_filename,
                         job.points.shape)).encode())
     digest.update(np.ascontiguousarray(job.points).tobytes())
     digest.update(job.mesh_data)
@@ -379,13 +379,15 @@ def _geometry_key(job: MarkerJob) -> str:
 
 # -- the worker process -----------------------------------------------------------------------
 
-def _worker_main(connection, memory_mb: int, package_paths):
+def _worker_main(connection, limits: IngestLimits, package_paths):
     """Run jobs from ``connection`` until it closes or sends None (in the worker process)."""
     # Ctrl-C reaches the whole process group; the parent decides when the worker ends, and a
     # KeyboardInterrupt traceback from here would only clutter the terminal.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    memory_mb = limits.worker_memory_mb
     _limit_memory(memory_mb)
-    resolver = ResourceResolver(package_paths)
+    resolver = ResourceResolver(package_paths, max_mesh_bytes=limits.max_mesh_bytes,
+                                max_mesh_triangles=limits.max_mesh_triangles)
     while True:
         try:
             job = connection.recv()
@@ -455,7 +457,7 @@ class _Worker:
         context = _context()
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, limits.worker_memory_mb, package_paths),
+            target=_worker_main, args=(child, limits, package_paths),
             name='gjk_ros-ingest', daemon=True)
         self.process.start()
         child.close()
