@@ -179,10 +179,6 @@ def _load_text(text, limits=None):
     Only then is the document built, at a cost bounded by those checks. Error messages give
     the problem and its position, never the text.
     """
-    size = len(text.encode('utf-8', 'replace'))
-    if size > _text_limit(limits, 'max_parameter_bytes'):
-        raise ValueError('%d bytes, more than the limit of %d'
-                         % (size, _text_limit(limits, 'max_parameter_bytes')))
     try:
         import yaml
     except ImportError:
@@ -199,6 +195,13 @@ def _load_text(text, limits=None):
     except ValueError as error:
         # A constructor refusing a value (e.g. an integer of 5,000 digits).
         raise ValueError('not valid YAML/JSON: %s' % error) from None
+
+
+def _check_size(text, limits):
+    size = len(text.encode('utf-8', 'replace'))
+    if size > _text_limit(limits, 'max_parameter_bytes'):
+        raise ValueError('%d bytes, more than the limit of %d'
+                         % (size, _text_limit(limits, 'max_parameter_bytes')))
 
 
 def _check_events(yaml, events, limits):
@@ -283,6 +286,7 @@ def parse_body_descriptions(text, limits=None):
         If the text is not a list of such entries or exceeds a limit.
 
     """
+    _check_size(text, limits)
     if not text.strip():
         return []
     entries = _load_text(text, limits)
