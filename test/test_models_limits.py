@@ -17,8 +17,8 @@
 import struct
 import time
 
-from gjk_ros.models import ModelError, piece_from_description, ResourceResolver
 from gjk_ros.models import meshes
+from gjk_ros.models import ModelError, piece_from_description, ResourceResolver
 from gjk_ros.models.meshes import triangles_hull
 from gjk_ros.ros.params import parse_body_descriptions, validate_parameter
 import numpy as np
