@@ -170,3 +170,39 @@ def test_convexity_work_is_bounded_for_a_hostile_soup(monkeypatch):
     soup = np.random.default_rng(3).normal(size=(100_000, 3, 3))   # 300,000 points
     info = triangles_hull('soup', soup)
     assert not info.is_convex and info.concavity > 1.0 and calls == [100_000]
+
+
+def ell_triangles(thickness=0.2):
+    """Two boxes forming an L with 1 m arms; the hull is ``1 - 2 * thickness`` m out."""
+    arm_x = trimesh.creation.box(extents=(1.0, thickness, thickness))
+    arm_x.apply_translation((0.5, thickness / 2, thickness / 2))
+    arm_y = trimesh.creation.box(extents=(thickness, 1.0, thickness))
+    arm_y.apply_translation((thickness / 2, 0.5, thickness / 2))
+    mesh = trimesh.util.concatenate([arm_x, arm_y])
+    return mesh.vertices[mesh.faces]
+
+
+def test_the_l_shape_warning_gives_the_hull_to_mesh_distance():
+    # The hull's diagonal face from (1, t) to (t, 1) is farthest from the L at (0.6, 0.6):
+    # min(x - t, y - t) is largest there, 1/2 - t/2 - t/2 = 0.4 m for t = 0.2.
+    info = meshes.triangles_hull('ell', ell_triangles())
+    assert not info.is_convex
+    assert abs(info.hull_deviation - 0.4) <= info.hull_deviation_error < 0.05
+    [warning] = meshes.mesh_shape(info, 'L', (1.0, 1.0, 1.0), 'arm').warnings
+    assert warning.startswith('arm: L is not convex') and '0.4 m' in warning
+    scaled = meshes.mesh_shape(info, 'L', (1.0, 1.0, 1.0), 'arm', hull_warning_threshold=0.5)
+    assert scaled.warnings == ()
+
+
+def test_convex_and_near_convex_meshes_do_not_warn():
+    sphere = trimesh.creation.icosphere(subdivisions=3)
+    info = meshes.triangles_hull('ball', sphere.vertices[sphere.faces])
+    assert info.is_convex and meshes.mesh_shape(info, 'ball', (1, 1, 1), 'b').warnings == ()
+    # A 0.1 mm dent in a 10 cm box: not convex, but the hull costs nothing worth a warning.
+    box = trimesh.creation.box(extents=(0.1, 0.1, 0.1)).subdivide().subdivide()
+    vertices = box.vertices.copy()
+    top_centre = np.argmin(np.linalg.norm(vertices - (0.0, 0.0, 0.05), axis=1))
+    vertices[top_centre, 2] -= 1e-4
+    info = meshes.triangles_hull('box', vertices[box.faces])
+    assert not info.is_convex and info.hull_deviation < 2e-4
+    assert meshes.mesh_shape(info, 'box', (1, 1, 1), 'b').warnings == ()

@@ -35,8 +35,11 @@ Convexity
     plane, so the whole face is on the boundary; a vertex inside the hull puts the centroids
     of its faces inside too.) A mesh flat to within that tolerance is judged in its plane: it
     is convex when no midpoint of a boundary edge (faces on one side only) lies inside its
-    2-D hull by more than the tolerance. A non-convex mesh is replaced by its hull and
-    reported with that depth.
+    2-D hull by more than the tolerance. A non-convex mesh is replaced by its hull; what
+    that costs is measured as the distance from the hull surface to the mesh surface
+    (:func:`hull_deviation`, sampled with a stated error bound), and :func:`mesh_shape` warns
+    only when it exceeds ``hull_warning_threshold`` (default 5 mm). The convexity check is
+    O(n log n) plus a fixed work budget, for any mesh.
 
 Caching
     The loaded hull of a file is cached by (real path, modification time, size), the scaled
@@ -70,6 +73,11 @@ _DEPTH_BLOCK_ELEMENTS = 1 << 21
 # may spend on exact depths once a mesh is known not to be convex (see _deepest).
 _NEAR_FACETS = 8
 _DEPTH_BUDGET = 50_000_000
+# Hull-to-mesh distance above which a non-convex mesh is worth a warning (see mesh_shape).
+HULL_WARNING_THRESHOLD = 0.005
+# Samples per surface, and mesh triangles measured per hull sample, of hull_deviation.
+_DEVIATION_SAMPLES = 20_000
+_DEVIATION_NEIGHBOURS = 16
 # Defaults of the mesh limits (gjk_ros.ros.ingestion.IngestLimits passes its own).
 DEFAULT_MAX_MESH_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_MESH_TRIANGLES = 2_000_000
@@ -97,6 +105,12 @@ class MeshInfo:
         largest scale factor; 0 for a convex mesh.
     path : str
         The resolved file path (or ``'<data>'`` for in-memory data).
+    hull_deviation : float
+        How far the hull surface gets from the mesh surface (see :func:`hull_deviation`),
+        times the largest scale factor (an upper bound under unequal scales); 0 for a
+        convex mesh. This, not ``concavity``, is what using the hull costs in distance.
+    hull_deviation_error : float
+        Bound on the sampling error of ``hull_deviation``, scaled the same way.
 
     """
 
@@ -105,6 +119,8 @@ class MeshInfo:
     vertex_count: int
     concavity: float
     path: str
+    hull_deviation: float = 0.0
+    hull_deviation_error: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +129,8 @@ class _MeshRecord:
     is_convex: bool
     vertex_count: int
     concavity: float          # unscaled
+    deviation: float = 0.0    # unscaled, see hull_deviation
+    deviation_error: float = 0.0
 
 
 class ResourceResolver:
@@ -292,8 +310,9 @@ class ResourceResolver:
         if hull is None:
             hull = self._cache_put(self._hulls, hull_key,
                                    ConvexPolytope.from_points(record.hull_points * scale))
-        concavity = record.concavity * float(np.abs(scale).max())
-        return MeshInfo(hull, record.is_convex, record.vertex_count, concavity, path)
+        factor = float(np.abs(scale).max())
+        return MeshInfo(hull, record.is_convex, record.vertex_count, record.concavity * factor,
+                        path, record.deviation * factor, record.deviation_error * factor)
 
     def _cache_get(self, cache: OrderedDict, key):
         with self._lock:
@@ -352,7 +371,8 @@ def _supported_type(name: str, extension: str) -> str:
     return extension
 
 
-def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
+def mesh_shape(info: MeshInfo, label: str, scale, body: str,
+               hull_warning_threshold: float = HULL_WARNING_THRESHOLD) -> Shape:
     """
     Describe a loaded mesh hull as a Shape, with the non-convexity warning naming ``body``.
 
@@ -366,6 +386,9 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
         (3,) scale that was applied, for the description.
     body : str
         The link or obstacle, named in the warning.
+    hull_warning_threshold : float
+        Metres: a non-convex mesh is reported only when its hull surface gets farther than
+        this from the mesh surface (a near-convex CAD mesh costs nothing worth a warning).
 
     """
     scale = np.asarray(scale, dtype=np.float64)
@@ -373,9 +396,13 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
     description = f'{label}{scaled} (hull of {info.vertex_count} vertices)'
     if info.is_convex:
         return Shape(info.hull, description)
-    warning = (f'{body}: {label} is not convex (a face lies {info.concavity:.3g} m inside '
-               'its convex hull); using its convex hull')
-    return Shape(info.hull, f'{description}, not convex', (warning,))
+    description = f'{description}, not convex'
+    if info.hull_deviation <= hull_warning_threshold:
+        return Shape(info.hull, description)
+    warning = (f'{body}: {label} is not convex; using its convex hull, which reaches '
+               f'{info.hull_deviation:.3g} m (+-{info.hull_deviation_error:.2g} m) beyond the '
+               'mesh surface (distances are up to that much short)')
+    return Shape(info.hull, description, (warning,))
 
 
 def triangles_hull(name: str, triangles) -> MeshInfo:
@@ -391,7 +418,8 @@ def triangles_hull(name: str, triangles) -> MeshInfo:
     triangles = np.asarray(triangles, dtype=np.float64).reshape(-1, 3, 3)
     record = _record_from_triangles(name, triangles)
     return MeshInfo(ConvexPolytope.from_points(record.hull_points), record.is_convex,
-                    record.vertex_count, record.concavity, '<triangles>')
+                    record.vertex_count, record.concavity, '<triangles>', record.deviation,
+                    record.deviation_error)
 
 
 def default_resolver() -> ResourceResolver:
@@ -449,7 +477,82 @@ def _record_from_triangles(name: str, triangles: np.ndarray) -> _MeshRecord:
     hull_points, concavity = _hull_and_concavity(points, triangles, tolerance,
                                                  inverse.reshape(-1, 3))
     is_convex = concavity <= tolerance
-    return _MeshRecord(hull_points, is_convex, len(points), 0.0 if is_convex else concavity)
+    if is_convex:
+        return _MeshRecord(hull_points, True, len(points), 0.0)
+    deviation, error = hull_deviation(hull_points, triangles)
+    return _MeshRecord(hull_points, False, len(points), concavity, deviation, error)
+
+
+def hull_deviation(hull_points: np.ndarray, triangles: np.ndarray,
+                   samples: int = _DEVIATION_SAMPLES):
+    """
+    Return how far the convex hull's surface gets from the mesh surface, and an error bound.
+
+    Method: ``samples`` points spread over the hull surface (its vertices, plus points drawn
+    uniformly by area with a fixed seed) and as many over the mesh surface. For each hull
+    point, the mesh triangles owning its ``_DEVIATION_NEIGHBOURS`` nearest mesh samples are
+    measured exactly; the result is the largest of these distances.
+
+    Error: per hull point the measured distance d' satisfies d <= d' <= d + r_mesh, where
+    r_mesh bounds the distance from any mesh point to its nearest mesh sample (the triangle
+    of that sample is at most that far). Distance to the mesh is 1-Lipschitz, so the sampled
+    maximum misses the true one by at most r_hull, the covering radius of the hull samples.
+    Both radii are estimated as sqrt(area / samples) times 2 (a uniform sample's spacing),
+    and the returned error is the larger. Work is O(samples log samples) whatever the mesh
+    size.
+
+    Returns
+    -------
+    tuple of (float, float)
+        (deviation, error bound), metres in the mesh's units.
+
+    """
+    try:
+        hull = ConvexHull(hull_points, qhull_options='QJ')
+    except QhullError:
+        # Flat: the planar depth measure already is a surface-to-surface distance.
+        return 0.0, 0.0
+    hull_triangles = hull.points[hull.simplices]
+    rng = np.random.default_rng(0)
+    probes = np.vstack([hull_points, _area_samples(hull_triangles, samples, rng)[0]])
+    mesh_samples, owners = _area_samples(triangles, samples, rng)
+    mesh_samples = np.vstack([mesh_samples, triangles.reshape(-1, 3)[::max(
+        1, len(triangles) * 3 // samples)]])
+    owners = np.concatenate([owners, np.arange(len(triangles)).repeat(3)[::max(
+        1, len(triangles) * 3 // samples)]])
+    count = min(_DEVIATION_NEIGHBOURS, len(mesh_samples))
+    nearest = cKDTree(mesh_samples).query(probes, k=count)[1].reshape(len(probes), count)
+    candidates = triangles[owners[nearest]].reshape(-1, 3, 3)
+    closest = trimesh.triangles.closest_point(candidates, np.repeat(probes, count, axis=0))
+    distances = np.linalg.norm(closest - np.repeat(probes, count, axis=0), axis=1)
+    deviation = float(distances.reshape(len(probes), count).min(axis=1).max())
+    error = 2.0 * np.sqrt(max(_area(hull_triangles), _area(triangles)) / samples)
+    return deviation, float(error)
+
+
+def _area(triangles: np.ndarray) -> float:
+    return float(_areas(triangles).sum())
+
+
+def _areas(triangles: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(np.cross(triangles[:, 1] - triangles[:, 0],
+                                   triangles[:, 2] - triangles[:, 0]), axis=1) / 2.0
+
+
+def _area_samples(triangles: np.ndarray, count: int, rng):
+    """Return ``count`` points uniform by area over the triangles, and their triangles."""
+    areas = _areas(triangles)
+    total = areas.sum()
+    if not total > 0.0:
+        return triangles[:, 0][:count], np.arange(min(count, len(triangles)))
+    owners = rng.choice(len(triangles), size=count, p=areas / total)
+    u, v = rng.random(count), rng.random(count)
+    flip = u + v > 1.0
+    u[flip], v[flip] = 1.0 - u[flip], 1.0 - v[flip]
+    corners = triangles[owners]
+    points = corners[:, 0] + u[:, None] * (corners[:, 1] - corners[:, 0]) + \
+        v[:, None] * (corners[:, 2] - corners[:, 0])
+    return points, owners
 
 
 def _read_triangles(name: str, source, file_type: str) -> np.ndarray:
