@@ -258,3 +258,15 @@ def test_a_mesh_file_over_the_size_limit_is_not_read(ingestor, tmp_path):
     ingestor.submit('mesh', marker_job(marker, 'obstacle', FAST)[0])
     [result] = wait_for(ingestor)
     assert result.error.body == 'part/1' and '10000 bytes' in result.error.reason
+
+
+def test_the_hull_warning_threshold_reaches_the_worker():
+    # An L of two 1 m triangles (flat): the hull reaches 0.5 m beyond it.
+    ell = [(0, 0, 0), (1, 0, 0), (0, 0.1, 0), (0, 0, 0), (0.1, 0, 0), (0, 1, 0)]
+    job = marker_job(make_marker(TRIANGLE_LIST, ell), 'obstacle', FAST)[0]
+    for threshold, warned in ((0.005, True), (1.0, False)):
+        limits = IngestLimits(job_timeout_s=5.0, hull_warning_threshold=threshold)
+        with Ingestor(limits) as ingestor:
+            ingestor.submit('ell', job)
+            [result] = wait_for(ingestor)
+        assert bool(result.value.warnings) == warned

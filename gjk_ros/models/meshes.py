@@ -152,13 +152,18 @@ class ResourceResolver:
     max_mesh_triangles : int
         Most triangles accepted, checked from the header where the format states the count
         (binary STL, PLY, OFF) and otherwise after parsing.
+    hull_warning_threshold : float
+        Passed to :func:`mesh_shape` by the URDF, marker and description readers that use
+        this resolver.
 
     """
 
     def __init__(self, package_paths=None, base_dir=None, cache_size: int = 256, *,
                  max_mesh_bytes: int = DEFAULT_MAX_MESH_BYTES,
-                 max_mesh_triangles: int = DEFAULT_MAX_MESH_TRIANGLES):
+                 max_mesh_triangles: int = DEFAULT_MAX_MESH_TRIANGLES,
+                 hull_warning_threshold: float = HULL_WARNING_THRESHOLD):
         self._package_paths = dict(package_paths or {})
+        self.hull_warning_threshold = float(hull_warning_threshold)
         self._max_bytes = int(max_mesh_bytes)
         self._max_triangles = int(max_mesh_triangles)
         self._base_dir = base_dir

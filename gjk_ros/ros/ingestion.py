@@ -99,6 +99,9 @@ class IngestLimits:
         Address space the worker may grow by beyond its size after start-up.
     max_pending : int
         Keys that may wait for the worker; a submit beyond this is rejected at once.
+    hull_warning_threshold : float
+        Metres: a non-convex mesh is reported only when its hull reaches farther than this
+        beyond its surface (not a bound, but the worker's resolver needs it).
 
     """
 
@@ -113,6 +116,7 @@ class IngestLimits:
     job_timeout_s: float = 10.0
     worker_memory_mb: int = 2048
     max_pending: int = 10_000
+    hull_warning_threshold: float = 0.005
 
     def validate(self):
         """
@@ -387,7 +391,8 @@ def _worker_main(connection, limits: IngestLimits, package_paths):
     memory_mb = limits.worker_memory_mb
     _limit_memory(memory_mb)
     resolver = ResourceResolver(package_paths, max_mesh_bytes=limits.max_mesh_bytes,
-                                max_mesh_triangles=limits.max_mesh_triangles)
+                                max_mesh_triangles=limits.max_mesh_triangles,
+                                hull_warning_threshold=limits.hull_warning_threshold)
     while True:
         try:
             job = connection.recv()
