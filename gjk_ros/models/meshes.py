@@ -79,8 +79,8 @@ HULL_WARNING_THRESHOLD = 0.005
 _DEVIATION_SAMPLES = 20_000
 _DEVIATION_NEIGHBOURS = 16
 # Defaults of the mesh limits (gjk_ros.ros.ingestion.IngestLimits passes its own).
-DEFAULT_MAX_MESH_BYTES = 64 * 1024 * 1024
-DEFAULT_MAX_MESH_TRIANGLES = 2_000_000
+DEFAULT_MAX_MESH_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_MESH_TRIANGLES = 1_000_000
 # Enough of a file to hold a PLY or OFF header with comments.
 _HEADER_BYTES = 64 * 1024
 # Largest |coordinate| accepted, metres after scaling (see values.MAX_MAGNITUDE).

@@ -81,10 +81,13 @@ class IngestLimits:
         Markers in one MarkerArray; the rest are rejected before being looked at.
     max_mesh_bytes : int
         Size of a mesh file (checked with stat before reading) or of ``mesh_file.data``.
-        64 MB holds a 1.3-million-triangle binary STL, far beyond any collision mesh; the
-        worker parses at most that much, which fits ``worker_memory_mb``.
+        32 MiB: loading peaks at about 27 times the file size (a 16 MB STL of 327k triangles:
+        438 MB resident, 3.4 s), so the largest accepted file stays within the default
+        ``worker_memory_mb`` and, on a fast core, ``job_timeout_s``; it is a 670k-triangle
+        binary STL, far beyond any collision mesh (Panda's are under 2 MB).
     max_mesh_triangles : int
-        Triangles of a mesh, checked from the header where the format has one (STL, PLY, OFF).
+        Triangles of a mesh, checked from the header where the format has one (binary STL,
+        PLY, OFF), else after parsing: 1M, for formats more compact than binary STL.
     max_description_bytes : int
         Size of a URDF (``robot_description``); 16 MB is several times any real robot.
     max_parameter_bytes : int
@@ -107,8 +110,8 @@ class IngestLimits:
 
     max_points: int = 200_000
     max_markers_per_message: int = 10_000
-    max_mesh_bytes: int = 64 * 1024 * 1024
-    max_mesh_triangles: int = 2_000_000
+    max_mesh_bytes: int = 32 * 1024 * 1024
+    max_mesh_triangles: int = 1_000_000
     max_description_bytes: int = 16 * 1024 * 1024
     max_parameter_bytes: int = 1024 * 1024
     max_nesting: int = 32
