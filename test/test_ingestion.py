@@ -43,7 +43,7 @@ def raw(*markers):
 
 
 def results(ingestor, count, timeout=120.0):
-    """Wait for ``count`` results (the first job also waits for the worker to start)."""
+    """Wait until ``count`` results came (the first job also waits for the worker)."""
     found, deadline = [], time.monotonic() + timeout
     while len(found) < count and time.monotonic() < deadline:
         found += ingestor.poll(100)

@@ -134,7 +134,8 @@ def _mesh(description: Mapping, body: str, resolver: ResourceResolver) -> primit
         scale = np.repeat(scale, 3)
     if scale.size != 3:
         raise ValueError(f'scale must be one number or three, got {description["scale"]!r}')
-    return mesh_shape(resolver.load_mesh_info(uri, scale), f'mesh {uri}', scale, body)
+    return mesh_shape(resolver.load_mesh_info(uri, scale), f'mesh {uri}', scale, body,
+                      resolver.hull_warning_threshold)
 
 
 def _point_set(description: Mapping) -> primitives.Shape:

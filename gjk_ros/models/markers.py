@@ -135,6 +135,9 @@ def _scale(marker) -> np.ndarray:
 def _points(marker) -> np.ndarray:
     if len(marker.points) == 0:
         raise ValueError('the marker has no points')
+    if isinstance(marker.points, np.ndarray):
+        # Already converted (gjk_ros.ros.ingestion ships points as an array).
+        return np.array(marker.points, dtype=np.float64).reshape(-1, 3)
     return np.array([[point.x, point.y, point.z] for point in marker.points], dtype=np.float64)
 
 
@@ -181,14 +184,16 @@ def _triangle_list(marker, body, resolver) -> primitives.Shape:
         raise ValueError(f'{len(points)} points is not a multiple of 3')
     scale = _nonzero_scale(marker, 'RViz scales TRIANGLE_LIST points by it (use 1 1 1)')
     info = triangles_hull(body, (points * scale).reshape(-1, 3, 3))
-    return mesh_shape(info, f'{len(points) // 3} triangles', scale, body)
+    return mesh_shape(info, f'{len(points) // 3} triangles', scale, body,
+                      resolver.hull_warning_threshold)
 
 
 def _mesh_resource(marker, body, resolver) -> primitives.Shape:
     scale = _nonzero_scale(marker, 'RViz scales the mesh by it (use 1 1 1)')
     if marker.mesh_resource:
         info = resolver.load_mesh_info(marker.mesh_resource, scale)
-        return mesh_shape(info, f'mesh {marker.mesh_resource}', scale, body)
+        return mesh_shape(info, f'mesh {marker.mesh_resource}', scale, body,
+                          resolver.hull_warning_threshold)
     mesh_file = getattr(marker, 'mesh_file', None)
     data = bytes(getattr(mesh_file, 'data', b'') or b'')
     if not data:
@@ -196,7 +201,8 @@ def _mesh_resource(marker, body, resolver) -> primitives.Shape:
     filename = mesh_file.filename or '<mesh_file>'
     extension = filename.rsplit('.', 1)[-1] if '.' in filename else ''
     info = resolver.load_mesh_data(data, extension, scale, name=filename)
-    return mesh_shape(info, f'mesh_file {filename}', scale, body)
+    return mesh_shape(info, f'mesh_file {filename}', scale, body,
+                      resolver.hull_warning_threshold)
 
 
 def _times(values) -> str:

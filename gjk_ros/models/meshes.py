@@ -35,8 +35,11 @@ Convexity
     plane, so the whole face is on the boundary; a vertex inside the hull puts the centroids
     of its faces inside too.) A mesh flat to within that tolerance is judged in its plane: it
     is convex when no midpoint of a boundary edge (faces on one side only) lies inside its
-    2-D hull by more than the tolerance. A non-convex mesh is replaced by its hull and
-    reported with that depth.
+    2-D hull by more than the tolerance. A non-convex mesh is replaced by its hull; what
+    that costs is measured as the distance from the hull surface to the mesh surface
+    (:func:`hull_deviation`, sampled with a stated error bound), and :func:`mesh_shape` warns
+    only when it exceeds ``hull_warning_threshold`` (default 5 mm). The convexity check is
+    O(n log n) plus a fixed work budget, for any mesh.
 
 Caching
     The loaded hull of a file is cached by (real path, modification time, size), the scaled
@@ -57,7 +60,7 @@ import xml.etree.ElementTree as ElementTree
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models.errors import ModelError
 from gjk_ros.models.primitives import Shape
-from gjk_ros.models.values import parse_numbers
+from gjk_ros.models.values import MAX_MAGNITUDE, parse_numbers
 import numpy as np
 from scipy.spatial import cKDTree, ConvexHull, QhullError
 import trimesh
@@ -70,6 +73,18 @@ _DEPTH_BLOCK_ELEMENTS = 1 << 21
 # may spend on exact depths once a mesh is known not to be convex (see _deepest).
 _NEAR_FACETS = 8
 _DEPTH_BUDGET = 50_000_000
+# Hull-to-mesh distance above which a non-convex mesh is worth a warning (see mesh_shape).
+HULL_WARNING_THRESHOLD = 0.005
+# Samples per surface, and mesh triangles measured per hull sample, of hull_deviation.
+_DEVIATION_SAMPLES = 20_000
+_DEVIATION_NEIGHBOURS = 16
+# Defaults of the mesh limits (gjk_ros.ros.ingestion.IngestLimits passes its own).
+DEFAULT_MAX_MESH_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_MESH_TRIANGLES = 1_000_000
+# Enough of a file to hold a PLY or OFF header with comments.
+_HEADER_BYTES = 64 * 1024
+# Largest |coordinate| accepted, metres after scaling (see values.MAX_MAGNITUDE).
+MAX_COORDINATE = MAX_MAGNITUDE
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,12 @@ class MeshInfo:
         largest scale factor; 0 for a convex mesh.
     path : str
         The resolved file path (or ``'<data>'`` for in-memory data).
+    hull_deviation : float
+        How far the hull surface gets from the mesh surface (see :func:`hull_deviation`),
+        times the largest scale factor (an upper bound under unequal scales); 0 for a
+        convex mesh. This, not ``concavity``, is what using the hull costs in distance.
+    hull_deviation_error : float
+        Bound on the sampling error of ``hull_deviation``, scaled the same way.
 
     """
 
@@ -98,6 +119,8 @@ class MeshInfo:
     vertex_count: int
     concavity: float
     path: str
+    hull_deviation: float = 0.0
+    hull_deviation_error: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +129,8 @@ class _MeshRecord:
     is_convex: bool
     vertex_count: int
     concavity: float          # unscaled
+    deviation: float = 0.0    # unscaled, see hull_deviation
+    deviation_error: float = 0.0
 
 
 class ResourceResolver:
@@ -122,11 +147,25 @@ class ResourceResolver:
     cache_size : int
         Loaded files, and scaled hulls, kept each (least recently used dropped first), so
         meshes sent as changing marker data cannot grow the cache without bound.
+    max_mesh_bytes : int
+        Largest file (by stat, before reading) or in-memory mesh accepted.
+    max_mesh_triangles : int
+        Most triangles accepted, checked from the header where the format states the count
+        (binary STL, PLY, OFF) and otherwise after parsing.
+    hull_warning_threshold : float
+        Passed to :func:`mesh_shape` by the URDF, marker and description readers that use
+        this resolver.
 
     """
 
-    def __init__(self, package_paths=None, base_dir=None, cache_size: int = 256):
+    def __init__(self, package_paths=None, base_dir=None, cache_size: int = 256, *,
+                 max_mesh_bytes: int = DEFAULT_MAX_MESH_BYTES,
+                 max_mesh_triangles: int = DEFAULT_MAX_MESH_TRIANGLES,
+                 hull_warning_threshold: float = HULL_WARNING_THRESHOLD):
         self._package_paths = dict(package_paths or {})
+        self.hull_warning_threshold = float(hull_warning_threshold)
+        self._max_bytes = int(max_mesh_bytes)
+        self._max_triangles = int(max_mesh_triangles)
         self._base_dir = base_dir
         self._cache_size = max(1, int(cache_size))
         self._records = OrderedDict()
@@ -195,8 +234,9 @@ class ResourceResolver:
             status = os.stat(path)
         except OSError as error:
             raise ModelError(uri, f'cannot open mesh file {path}: {error.strerror}') from None
+        self._check_size(uri, status.st_size)
         key = (os.path.realpath(path), status.st_mtime_ns, status.st_size)
-        record = self._cached_record(key, lambda: _load_record(uri, path, _file_type(uri, path)))
+        record = self._cached_record(key, lambda: self._load(uri, path, _file_type(uri, path)))
         return self._scaled(key, record, scale, path)
 
     def load_mesh_data(self, data: bytes, file_type: str, scale=(1.0, 1.0, 1.0),
@@ -222,11 +262,34 @@ class ResourceResolver:
 
         """
         scale = _check_scale(name, scale)
+        self._check_size(name, len(data))
         data = bytes(data)
         file_type = _supported_type(name, file_type.lower().lstrip('.'))
         key = ('<data>', hashlib.sha256(data).hexdigest(), file_type)
-        record = self._cached_record(key, lambda: _load_record(name, data, file_type))
+        record = self._cached_record(key, lambda: self._load(name, data, file_type))
         return self._scaled(key, record, scale, '<data>')
+
+    def _check_size(self, name: str, size: int):
+        if size > self._max_bytes:
+            raise ModelError(name, f'mesh of {size} bytes, more than the limit of '
+                                   f'{self._max_bytes}')
+
+    def _load(self, name: str, source, file_type: str) -> _MeshRecord:
+        if isinstance(source, str):
+            with open(source, 'rb') as stream:
+                header = stream.read(_HEADER_BYTES)
+                size = os.fstat(stream.fileno()).st_size
+        else:
+            header, size = source[:_HEADER_BYTES], len(source)
+        declared = _declared_triangles(file_type, header, size)
+        if declared is not None and declared > self._max_triangles:
+            raise ModelError(name, f'the mesh declares {declared} faces, more than the limit '
+                                   f'of {self._max_triangles}')
+        triangles = _read_triangles(name, source, file_type)
+        if len(triangles) > self._max_triangles:
+            raise ModelError(name, f'{len(triangles)} triangles, more than the limit of '
+                                   f'{self._max_triangles}')
+        return _record_from_triangles(name, triangles)
 
     def _resolve_package(self, uri: str, package: str, relative: str) -> str:
         relative = relative.lstrip('/')
@@ -246,11 +309,15 @@ class ResourceResolver:
     def _scaled(self, key, record: _MeshRecord, scale: np.ndarray, path: str) -> MeshInfo:
         hull_key = (key, tuple(scale.tolist()))
         hull = self._cache_get(self._hulls, hull_key)
+        if hull is None and np.abs(record.hull_points * scale).max() > MAX_COORDINATE:
+            # Each factor is sane, the product is not (1e5 m of mesh scaled by 1e3).
+            raise ModelError(path, f'scaled mesh coordinates beyond {MAX_COORDINATE:g} m')
         if hull is None:
             hull = self._cache_put(self._hulls, hull_key,
                                    ConvexPolytope.from_points(record.hull_points * scale))
-        concavity = record.concavity * float(np.abs(scale).max())
-        return MeshInfo(hull, record.is_convex, record.vertex_count, concavity, path)
+        factor = float(np.abs(scale).max())
+        return MeshInfo(hull, record.is_convex, record.vertex_count, record.concavity * factor,
+                        path, record.deviation * factor, record.deviation_error * factor)
 
     def _cache_get(self, cache: OrderedDict, key):
         with self._lock:
@@ -309,7 +376,8 @@ def _supported_type(name: str, extension: str) -> str:
     return extension
 
 
-def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
+def mesh_shape(info: MeshInfo, label: str, scale, body: str,
+               hull_warning_threshold: float = HULL_WARNING_THRESHOLD) -> Shape:
     """
     Describe a loaded mesh hull as a Shape, with the non-convexity warning naming ``body``.
 
@@ -323,6 +391,9 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
         (3,) scale that was applied, for the description.
     body : str
         The link or obstacle, named in the warning.
+    hull_warning_threshold : float
+        Metres: a non-convex mesh is reported only when its hull surface gets farther than
+        this from the mesh surface (a near-convex CAD mesh costs nothing worth a warning).
 
     """
     scale = np.asarray(scale, dtype=np.float64)
@@ -330,9 +401,13 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str) -> Shape:
     description = f'{label}{scaled} (hull of {info.vertex_count} vertices)'
     if info.is_convex:
         return Shape(info.hull, description)
-    warning = (f'{body}: {label} is not convex (a face lies {info.concavity:.3g} m inside '
-               'its convex hull); using its convex hull')
-    return Shape(info.hull, f'{description}, not convex', (warning,))
+    description = f'{description}, not convex'
+    if info.hull_deviation <= hull_warning_threshold:
+        return Shape(info.hull, description)
+    warning = (f'{body}: {label} is not convex; using its convex hull, which reaches '
+               f'{info.hull_deviation:.3g} m (+-{info.hull_deviation_error:.2g} m) beyond the '
+               'mesh surface (distances are up to that much short)')
+    return Shape(info.hull, description, (warning,))
 
 
 def triangles_hull(name: str, triangles) -> MeshInfo:
@@ -348,7 +423,8 @@ def triangles_hull(name: str, triangles) -> MeshInfo:
     triangles = np.asarray(triangles, dtype=np.float64).reshape(-1, 3, 3)
     record = _record_from_triangles(name, triangles)
     return MeshInfo(ConvexPolytope.from_points(record.hull_points), record.is_convex,
-                    record.vertex_count, record.concavity, '<triangles>')
+                    record.vertex_count, record.concavity, '<triangles>', record.deviation,
+                    record.deviation_error)
 
 
 def default_resolver() -> ResourceResolver:
@@ -368,8 +444,26 @@ def _have_pycollada() -> bool:
     return importlib.util.find_spec('collada') is not None
 
 
-def _load_record(name: str, source, file_type: str) -> _MeshRecord:
-    return _record_from_triangles(name, _read_triangles(name, source, file_type))
+def _declared_triangles(file_type: str, header: bytes, size: int):
+    """Return the face count a file's header states (binary STL, PLY, OFF), or None."""
+    if file_type == 'stl' and len(header) >= 84:
+        count = int.from_bytes(header[80:84], 'little')
+        # Only a binary STL is 84 bytes plus 50 per triangle; other files are parsed as text.
+        return count if size == 84 + 50 * count else None
+    if file_type == 'ply':
+        for line in header.split(b'\n'):
+            words = line.split()
+            if len(words) == 3 and words[:2] == [b'element', b'face'] and words[2].isdigit():
+                return int(words[2])
+            if words[:1] == [b'end_header']:
+                break
+        return None
+    if file_type == 'off':
+        lines = [line.split(b'#')[0].split() for line in header.split(b'\n')]
+        words = [word for line in lines for word in line][:4]
+        if words and words[0].endswith(b'OFF') and len(words) >= 3 and words[2].isdigit():
+            return int(words[2])
+    return None
 
 
 def _record_from_triangles(name: str, triangles: np.ndarray) -> _MeshRecord:
@@ -379,13 +473,91 @@ def _record_from_triangles(name: str, triangles: np.ndarray) -> _MeshRecord:
     if bad.any():
         raise ModelError(name, f'{int(bad.sum())} of {len(triangles)} mesh triangles have '
                                'non-finite vertex coordinates')
-    points = np.unique(triangles.reshape(-1, 3), axis=0)
+    if np.abs(triangles).max() > MAX_COORDINATE:
+        raise ModelError(name, f'mesh coordinates beyond {MAX_COORDINATE:g} m')
+    points, inverse = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
     if len(points) == 1:
         raise ModelError(name, 'all mesh vertices coincide: the mesh has no size')
     tolerance = CONVEXITY_TOLERANCE * float(np.linalg.norm(np.ptp(points, axis=0)))
-    hull_points, concavity = _hull_and_concavity(points, triangles, tolerance)
+    hull_points, concavity = _hull_and_concavity(points, triangles, tolerance,
+                                                 inverse.reshape(-1, 3))
     is_convex = concavity <= tolerance
-    return _MeshRecord(hull_points, is_convex, len(points), 0.0 if is_convex else concavity)
+    if is_convex:
+        return _MeshRecord(hull_points, True, len(points), 0.0)
+    deviation, error = hull_deviation(hull_points, triangles)
+    return _MeshRecord(hull_points, False, len(points), concavity, deviation, error)
+
+
+def hull_deviation(hull_points: np.ndarray, triangles: np.ndarray,
+                   samples: int = _DEVIATION_SAMPLES):
+    """
+    Return how far the convex hull's surface gets from the mesh surface, and an error bound.
+
+    Method: ``samples`` points spread over the hull surface (its vertices, plus points drawn
+    uniformly by area with a fixed seed) and as many over the mesh surface. For each hull
+    point, the mesh triangles owning its ``_DEVIATION_NEIGHBOURS`` nearest mesh samples are
+    measured exactly; the result is the largest of these distances.
+
+    Error: per hull point the measured distance d' satisfies d <= d' <= d + r_mesh, where
+    r_mesh bounds the distance from any mesh point to its nearest mesh sample (the triangle
+    of that sample is at most that far). Distance to the mesh is 1-Lipschitz, so the sampled
+    maximum misses the true one by at most r_hull, the covering radius of the hull samples.
+    Both radii are estimated as sqrt(area / samples) times 2 (a uniform sample's spacing),
+    and the returned error is the larger. Work is O(samples log samples) whatever the mesh
+    size.
+
+    Returns
+    -------
+    tuple of (float, float)
+        (deviation, error bound), metres in the mesh's units.
+
+    """
+    try:
+        hull = ConvexHull(hull_points, qhull_options='QJ')
+    except QhullError:
+        # Flat: the planar depth measure already is a surface-to-surface distance.
+        return 0.0, 0.0
+    hull_triangles = hull.points[hull.simplices]
+    rng = np.random.default_rng(0)
+    probes = np.vstack([hull_points, _area_samples(hull_triangles, samples, rng)[0]])
+    mesh_samples, owners = _area_samples(triangles, samples, rng)
+    mesh_samples = np.vstack([mesh_samples, triangles.reshape(-1, 3)[::max(
+        1, len(triangles) * 3 // samples)]])
+    owners = np.concatenate([owners, np.arange(len(triangles)).repeat(3)[::max(
+        1, len(triangles) * 3 // samples)]])
+    count = min(_DEVIATION_NEIGHBOURS, len(mesh_samples))
+    nearest = cKDTree(mesh_samples).query(probes, k=count)[1].reshape(len(probes), count)
+    candidates = triangles[owners[nearest]].reshape(-1, 3, 3)
+    closest = trimesh.triangles.closest_point(candidates, np.repeat(probes, count, axis=0))
+    distances = np.linalg.norm(closest - np.repeat(probes, count, axis=0), axis=1)
+    deviation = float(distances.reshape(len(probes), count).min(axis=1).max())
+    error = 2.0 * np.sqrt(max(_area(hull_triangles), _area(triangles)) / samples)
+    return deviation, float(error)
+
+
+def _area(triangles: np.ndarray) -> float:
+    return float(_areas(triangles).sum())
+
+
+def _areas(triangles: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(np.cross(triangles[:, 1] - triangles[:, 0],
+                                   triangles[:, 2] - triangles[:, 0]), axis=1) / 2.0
+
+
+def _area_samples(triangles: np.ndarray, count: int, rng):
+    """Return ``count`` points uniform by area over the triangles, and their triangles."""
+    areas = _areas(triangles)
+    total = areas.sum()
+    if not total > 0.0:
+        return triangles[:, 0][:count], np.arange(min(count, len(triangles)))
+    owners = rng.choice(len(triangles), size=count, p=areas / total)
+    u, v = rng.random(count), rng.random(count)
+    flip = u + v > 1.0
+    u[flip], v[flip] = 1.0 - u[flip], 1.0 - v[flip]
+    corners = triangles[owners]
+    points = corners[:, 0] + u[:, None] * (corners[:, 1] - corners[:, 0]) + \
+        v[:, None] * (corners[:, 2] - corners[:, 0])
+    return points, owners
 
 
 def _read_triangles(name: str, source, file_type: str) -> np.ndarray:
@@ -400,8 +572,10 @@ def _read_triangles(name: str, source, file_type: str) -> np.ndarray:
             triangles = [np.asarray(mesh.vertices, dtype=np.float64)[mesh.faces]
                          for mesh in meshes]
     except Exception as error:  # noqa: B902 - third-party parsers fail in any way on bad input
-        raise ModelError(name, f'cannot read the {file_type.upper()} mesh: '
-                               f'{type(error).__name__}: {error}') from None
+        # Only the exception type: parser messages quote the file's tokens, and a file may be
+        # anything the URI points to.
+        raise ModelError(name, f'not a readable {file_type.upper()} mesh '
+                               f'({type(error).__name__})') from None
     if not triangles:
         return np.zeros((0, 3, 3))
     triangles = np.concatenate(triangles)
@@ -418,7 +592,7 @@ def _collada_unit(name: str, source) -> float:
         else:
             root = ElementTree.parse(source).getroot()
     except (ElementTree.ParseError, OSError) as error:
-        raise ModelError(name, f'cannot read the DAE mesh: {error}') from None
+        raise ModelError(name, f'not a readable DAE mesh ({type(error).__name__})') from None
     unit = root.find('{*}asset/{*}unit')
     if unit is None or unit.get('meter') is None:
         return 1.0
@@ -427,17 +601,20 @@ def _collada_unit(name: str, source) -> float:
     except ValueError:
         meter = float('nan')
     if not np.isfinite(meter) or meter <= 0.0:
-        raise ModelError(name, f'invalid COLLADA <unit meter="{unit.get("meter")}">')
+        raise ModelError(name, 'invalid COLLADA <unit meter="..."> (not a positive number)')
     return meter
 
 
-def _hull_and_concavity(points: np.ndarray, triangles: np.ndarray, tolerance: float):
+def _hull_and_concavity(points: np.ndarray, triangles: np.ndarray, tolerance: float,
+                        faces: np.ndarray = None):
     """
     Return the hull vertices of ``points`` and how deep the mesh reaches inside the hull.
 
     Solid meshes: the deepest face centroid. Meshes flat to within ``tolerance``: the deepest
     midpoint of a boundary edge, in the plane (their faces fill the hull when convex).
-    Collinear meshes are convex by definition.
+    Collinear meshes are convex by definition. ``faces`` (m, 3) indexes ``points`` with the
+    corners of each triangle, which lets a solid mesh's centroids be settled by the hull facets
+    at their own corners (see :func:`_deepest`).
     """
     centre = points.mean(axis=0)
     _, _, axes = np.linalg.svd(points - centre, full_matrices=False)
@@ -453,8 +630,11 @@ def _hull_and_concavity(points: np.ndarray, triangles: np.ndarray, tolerance: fl
         except QhullError:
             continue
         planar = (triangles - centre) @ basis.T
-        probes = planar.mean(axis=1) if dimension == 3 else _boundary_midpoints(planar)
-        return points[hull.vertices], _deepest(probes, hull, tolerance)
+        if dimension == 3:
+            probes, corners = planar.mean(axis=1), faces
+        else:
+            probes, corners = _boundary_midpoints(planar), None
+        return points[hull.vertices], _deepest(probes, hull, tolerance, corners)
     along = (points - centre) @ axes[0]
     return points[[int(np.argmin(along)), int(np.argmax(along))]], 0.0
 
@@ -487,16 +667,21 @@ def _boundary_midpoints(triangles: np.ndarray) -> np.ndarray:
     return (corners[boundary[:, 0]] + corners[boundary[:, 1]]) / 2.0
 
 
-def _deepest(query: np.ndarray, hull: ConvexHull, tolerance: float) -> float:
+def _deepest(query: np.ndarray, hull: ConvexHull, tolerance: float,
+             corners: np.ndarray = None) -> float:
     """
     Return how deep the deepest query point lies inside the hull (0 if within ``tolerance``).
 
     For a point inside, the distance to the boundary is the smallest distance to a facet
-    plane. The facets whose centres are nearest to a point give an upper bound on its depth,
-    which settles almost every point of a convex mesh at once. The other points are measured
-    against every facet, deepest bound first, until the bound of the next one cannot beat
-    the deepest found (then the answer is exact) or, once non-convexity is proven, the work
-    budget is spent (then it is the deepest found so far).
+    plane, so any facet gives an upper bound on its depth. Two sets of facets are tried per
+    point: those whose centres are nearest, and (when ``corners`` names the hull point
+    indices of each query's triangle) the facets at one of its corners, which contain the
+    triangle's plane when the triangle is on the hull: together they settle every face of a
+    convex mesh in O(n log n), even long thin ones (a cylinder of 20,000 sections) whose
+    nearest facet centres are elsewhere. The other points are measured against every
+    facet, deepest bound first, until the bound of the next one cannot beat the deepest found
+    (then the answer is exact) or the work budget is spent (then it is the deepest found so
+    far: the answer may be low, never high, and the work stays bounded for any input).
     """
     if len(query) == 0:
         return 0.0
@@ -505,14 +690,49 @@ def _deepest(query: np.ndarray, hull: ConvexHull, tolerance: float) -> float:
     count = min(_NEAR_FACETS, len(centres))
     near = cKDTree(centres).query(query, k=count)[1].reshape(len(query), count)
     bounds = -(np.einsum('qkd,qd->qk', normals[near], query) + offsets[near]).max(axis=1)
+    if corners is not None:
+        bounds = np.minimum(bounds, _corner_bounds(query, hull, corners))
     order = np.argsort(-bounds)
     order = order[bounds[order] > tolerance]
     rows = max(1, _DEPTH_BLOCK_ELEMENTS // len(normals))
     deepest, work = 0.0, 0
     for start in range(0, len(order), rows):
-        if bounds[order[start]] <= deepest or (deepest > tolerance and work > _DEPTH_BUDGET):
+        if bounds[order[start]] <= deepest or work > _DEPTH_BUDGET:
             break
         block = query[order[start:start + rows]]
         deepest = max(deepest, float(-(block @ normals.T + offsets).max(axis=1).min()))
         work += block.size * len(normals)
     return deepest if deepest > tolerance else 0.0
+
+
+def _corner_bounds(query: np.ndarray, hull: ConvexHull, corners: np.ndarray) -> np.ndarray:
+    """
+    Upper bounds on the depth of each query from the facets at one corner of its triangle.
+
+    The corner of smallest facet degree is used, and the pairs are capped at
+    ``_DEPTH_BLOCK_ELEMENTS`` (queries beyond get no bound here), so this is linear.
+    """
+    simplices = hull.simplices.ravel()
+    degree = np.bincount(simplices, minlength=len(hull.points))
+    facet_of = np.argsort(simplices, kind='stable') // 3
+    starts = np.concatenate([[0], np.cumsum(degree)[:-1]])
+    corner_degree = np.where(degree[corners] > 0, degree[corners], np.iinfo(np.int64).max)
+    chosen = corners[np.arange(len(corners)), np.argmin(corner_degree, axis=1)]
+    counts = degree[chosen]
+    counts[np.cumsum(counts) > _DEPTH_BLOCK_ELEMENTS] = 0
+    total = int(counts.sum())
+    bounds = np.full(len(query), np.inf)
+    if total == 0:
+        return bounds
+    owner = np.repeat(np.arange(len(query)), counts)
+    ramp = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    facets = facet_of[starts[chosen][owner] + ramp]
+    depths = -(np.einsum('pd,pd->p', normals_of(hull)[facets], query[owner])
+               + hull.equations[facets, -1])
+    np.minimum.at(bounds, owner, depths)
+    return bounds
+
+
+def normals_of(hull: ConvexHull) -> np.ndarray:
+    """Outward unit normals of the hull's facets."""
+    return hull.equations[:, :-1]

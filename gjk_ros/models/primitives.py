@@ -35,7 +35,8 @@ import functools
 from typing import NamedTuple
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.models.values import check_positive, parse_numbers, parse_positive
+from gjk_ros.models.values import (check_positive, MAX_MAGNITUDE, parse_numbers,
+                                   parse_positive)
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 import trimesh
@@ -186,6 +187,8 @@ def check_points(points, label: str) -> np.ndarray:
     bad = ~np.isfinite(array).all(axis=1)
     if bad.any():
         raise ValueError(f'{label}: {int(bad.sum())} of {len(array)} points are not finite')
+    if np.abs(array).max() > MAX_MAGNITUDE:
+        raise ValueError(f'{label}: coordinates beyond {MAX_MAGNITUDE:g} m')
     return array
 
 

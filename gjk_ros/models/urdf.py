@@ -201,7 +201,8 @@ def _geometry_shape(link: str, element, resolver: ResourceResolver) -> primitive
         uri = _attribute(element, 'filename')
         scale = parse_numbers(element.get('scale', '1 1 1'), 'mesh scale', 3)
         info = resolver.load_mesh_info(uri, scale)
-        return mesh_shape(info, f'mesh {uri}', scale, link)
+        return mesh_shape(info, f'mesh {uri}', scale, link,
+                          resolver.hull_warning_threshold)
     raise ValueError(f'unsupported geometry <{kind}> (expected box, cylinder, sphere, mesh '
                      'or capsule)')
 

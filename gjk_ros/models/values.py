@@ -18,6 +18,12 @@ import numbers
 
 import numpy as np
 
+# Largest magnitude accepted for any number entering geometry (metres, or a scale factor):
+# beyond it, float arithmetic on a distance keeps no useful precision, so it is a mistake.
+MAX_MAGNITUDE = 1e6
+# Longest echo of a bad value in an error message (a value may be a list of 200,000 numbers).
+_SHOWN_CHARACTERS = 80
+
 
 def parse_numbers(value, name: str, count: int | None = None) -> np.ndarray:
     """
@@ -46,9 +52,11 @@ def parse_numbers(value, name: str, count: int | None = None) -> np.ndarray:
     numbers_read = _read_numbers(value, name)
     if numbers_read.size == 0 or (count is not None and numbers_read.size != count):
         wanted = f'{count} numbers' if count is not None else 'at least one number'
-        raise ValueError(f'{name} must be {wanted}, got {value!r}')
+        raise ValueError(f'{name} must be {wanted}, got {_shown(value)}')
     if not np.isfinite(numbers_read).all():
-        raise ValueError(f'{name} must be finite, got {value!r}')
+        raise ValueError(f'{name} must be finite, got {_shown(value)}')
+    if np.abs(numbers_read).max() > MAX_MAGNITUDE:
+        raise ValueError(f'{name} must be within +-{MAX_MAGNITUDE:g}, got {_shown(value)}')
     return numbers_read
 
 
@@ -91,18 +99,25 @@ def _read_numbers(value, name: str) -> np.ndarray:
     elif isinstance(value, (list, tuple, np.ndarray)):
         tokens = list(np.ravel(np.asarray(value, dtype=object)))
         if not all(_is_real(token) for token in tokens):
-            raise ValueError(f'{name} must contain only numbers, got {value!r}')
+            raise ValueError(f'{name} must contain only numbers, got {_shown(value)}')
     else:
-        raise ValueError(f'{name} must be a number or a list of numbers, got {value!r}')
+        raise ValueError(f'{name} must be a number or a list of numbers, got {_shown(value)}')
     try:
         return np.array([float(token) for token in tokens], dtype=np.float64)
-    except ValueError:
-        raise ValueError(f'{name} must contain only numbers, got {value!r}') from None
+    except (ValueError, OverflowError):
+        # OverflowError: an integer too large for a float (a YAML literal of 400 digits).
+        raise ValueError(f'{name} must contain only numbers, got {_shown(value)}') from None
 
 
 def _is_real(token) -> bool:
     # bool is an int subclass, but True as a radius is a mistake, not 1.0.
     return isinstance(token, numbers.Real) and not isinstance(token, (bool, np.bool_))
+
+
+def _shown(value) -> str:
+    text = repr(value) if not isinstance(value, (list, tuple, np.ndarray)) or \
+        len(value) <= 16 else f'{type(value).__name__} of {len(value)} values'
+    return text if len(text) <= _SHOWN_CHARACTERS else text[:_SHOWN_CHARACTERS - 3] + '...'
 
 
 def _format(values: np.ndarray) -> str:

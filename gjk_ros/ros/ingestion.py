@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 import hashlib
 import math
 import multiprocessing
-import os
 import threading
 import time
 
@@ -70,14 +69,17 @@ class IngestLimits:
     max_points: int = 200_000
     max_markers_per_message: int = 10_000
     max_message_bytes: int = 128 * 2**20
-    max_mesh_bytes: int = 64 * 2**20
-    max_mesh_triangles: int = 2_000_000
+    # Loading a mesh peaks at about 27x its file size (a 16 MB STL took 438 MB): 32 MiB keeps
+    # the worst case inside the worker's default 2 GiB.
+    max_mesh_bytes: int = 32 * 2**20
+    max_mesh_triangles: int = 1_000_000
     max_description_bytes: int = 16 * 2**20
     max_parameter_bytes: int = 2**20
     max_nesting: int = 32
     max_yaml_nodes: int = 100_000
     job_timeout_s: float = 10.0
     worker_memory_mb: int = 2048
+    hull_warning_threshold: float = 0.005
 
 
 @dataclass
@@ -407,7 +409,10 @@ class _WorkerState:
     def __init__(self, limits, package_paths):
         from gjk_ros.models import ResourceResolver
         self.limits = limits
-        self.resolver = ResourceResolver(package_paths)
+        self.resolver = ResourceResolver(
+            package_paths, max_mesh_bytes=limits.max_mesh_bytes,
+            max_mesh_triangles=limits.max_mesh_triangles,
+            hull_warning_threshold=limits.hull_warning_threshold)
         self.pieces = collections.OrderedDict()   # geometry key -> piece (LRU)
         self.sent = {}                            # (kind, ns, id) -> geometry key last sent
 
@@ -459,7 +464,7 @@ class _WorkerState:
         from gjk_ros.ros.params import parse_body_descriptions
         name = 'static_obstacles' if kind == 'obstacle' else 'link_geometry'
         try:
-            bodies = parse_body_descriptions(text)
+            bodies = parse_body_descriptions(text, self.limits)
         except ValueError as error:
             raise ModelError(name, str(error)) from None
         entries = []
@@ -564,19 +569,7 @@ class _WorkerState:
         if mesh_bytes > self.limits.max_mesh_bytes:
             return 'mesh_file of %d bytes exceeds max_mesh_bytes (%d)' % (
                 mesh_bytes, self.limits.max_mesh_bytes)
-        if marker.mesh_resource:
-            return self._check_mesh_file(marker.mesh_resource)
-        return None
-
-    def _check_mesh_file(self, uri):
-        try:
-            size = os.path.getsize(self.resolver.resolve(uri))
-        except (OSError, ValueError):
-            return None  # the loader gives the precise reason
-        if size > self.limits.max_mesh_bytes:
-            return 'mesh %s of %d bytes exceeds max_mesh_bytes (%d)' % (
-                uri, size, self.limits.max_mesh_bytes)
-        return None
+        return None  # a mesh_resource file is checked by the resolver, before it is read
 
     def _attach_piece(self, op, key, marker, progress):
         from gjk_ros.models import marker_to_piece, ModelError

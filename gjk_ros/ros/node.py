@@ -390,7 +390,7 @@ class DistanceNode(Node):
 
     def _on_set_parameters(self, parameters):
         for parameter in parameters:
-            reason = _parameter_problem(parameter.name, parameter.value)
+            reason = _parameter_problem(parameter.name, parameter.value, self._limits())
             if reason is not None:
                 return SetParametersResult(successful=False,
                                            reason='%s: %s' % (parameter.name, reason))
@@ -1012,17 +1012,18 @@ def _piece_index(key):
     return zlib.crc32(repr(key).encode())
 
 
-def _parameter_problem(name, value):
+def _parameter_problem(name, value, limits=None):
     """
     Why a parameter value is refused, or None; never raises.
 
-    Validation is bounded (parse_body_descriptions limits size, nesting and node counts), and
-    whatever escapes it anyway (RecursionError, MemoryError) is a refusal, not a dead node.
+    Validation is bounded (parse_body_descriptions limits size, nesting and node counts, with
+    the node's current limits), and whatever escapes it anyway (RecursionError, MemoryError)
+    is a refusal, not a dead node.
     """
     try:
         reason = validate_parameter(name, value)
         if reason is None and name in ('static_obstacles', 'link_geometry'):
-            reason = _check_primitive_pieces(value)
+            reason = _check_primitive_pieces(value, limits)
         return reason
     except RecursionError:
         return 'nested too deeply'
@@ -1030,9 +1031,13 @@ def _parameter_problem(name, value):
         return 'cannot be validated (%s)' % type(error).__name__
 
 
-def _check_primitive_pieces(text):
+def _check_primitive_pieces(text, limits=None):
     """Build the primitive pieces of a body-description parameter; the first error, or None."""
-    for name, _, descriptions in parse_body_descriptions(text):
+    try:
+        bodies = parse_body_descriptions(text, limits)
+    except ValueError as error:
+        return str(error)
+    for name, _, descriptions in bodies:
         for description in descriptions:
             if description.get('type') not in _CHEAP_TYPES:
                 continue

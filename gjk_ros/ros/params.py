@@ -118,9 +118,10 @@ PARAMETERS = (
     ParameterSpec('max_message_bytes', 'integer', 128 * 2**20,
                   'Largest ~/obstacles or ~/links message, bytes; a bigger one is ignored.',
                   low=1, high=2**40),
-    ParameterSpec('max_mesh_bytes', 'integer', 64 * 2**20,
-                  'Largest mesh file or MeshFile payload, bytes.', low=1, high=2**40),
-    ParameterSpec('max_mesh_triangles', 'integer', 2_000_000,
+    ParameterSpec('max_mesh_bytes', 'integer', 32 * 2**20,
+                  'Largest mesh file or MeshFile payload, bytes (loading peaks at about 27x '
+                  'the file size).', low=1, high=2**40),
+    ParameterSpec('max_mesh_triangles', 'integer', 1_000_000,
                   'Most triangles in one mesh.', low=1, high=10**9),
     ParameterSpec('max_description_bytes', 'integer', 16 * 2**20,
                   'Largest robot_description, bytes.', low=1, high=2**40),
@@ -137,6 +138,10 @@ PARAMETERS = (
                   'and the body rejected.', low=0.0, high=3600.0, positive=True),
     ParameterSpec('ingest_memory_mb', 'integer', 2048,
                   'Memory limit of the geometry worker process, MiB.', low=64, high=2**20),
+    ParameterSpec('hull_warning_threshold', 'double', 0.005,
+                  'A non-convex mesh is replaced by its hull; warn when the hull reaches '
+                  'farther than this (metres, measured) beyond the mesh surface.',
+                  low=0.0, high=1000.0),
     ParameterSpec('publish_markers', 'bool', True,
                   'Publish witness segments on ~/markers for RViz.'),
     ParameterSpec('hill_climbing', 'bool', True,
@@ -150,7 +155,7 @@ _SPECS = {spec.name: spec for spec in PARAMETERS}
 LIMIT_PARAMETERS = frozenset({
     'max_points', 'max_markers_per_message', 'max_message_bytes', 'max_mesh_bytes',
     'max_mesh_triangles', 'max_description_bytes', 'max_parameter_bytes', 'max_nesting',
-    'max_yaml_nodes', 'ingest_timeout', 'ingest_memory_mb'})
+    'max_yaml_nodes', 'ingest_timeout', 'ingest_memory_mb', 'hull_warning_threshold'})
 """The parameters that bound input (see ``Config.ingest_limits``)."""
 
 _PYTHON_TYPES = {
@@ -221,22 +226,100 @@ def validate_parameter(name, value):
     return None
 
 
-def _load_text(text):
-    """Parse JSON, or YAML when PyYAML is installed (YAML is a superset of JSON)."""
+# Bounds of the static_obstacles / link_geometry text when the caller passes no limits (the
+# defaults of gjk_ros.ros.ingestion.IngestLimits, read duck-typed to avoid a circular import).
+_TEXT_LIMITS = {'max_parameter_bytes': 1024 * 1024, 'max_nesting': 32, 'max_yaml_nodes': 100_000}
+
+
+def _text_limit(limits, name):
+    return int(getattr(limits, name, _TEXT_LIMITS[name]))
+
+
+def _load_text(text, limits=None):
+    """
+    Parse JSON, or YAML when PyYAML is installed (YAML is a superset of JSON), bounded.
+
+    The YAML events are checked first, in one streaming pass that stops at the first excess:
+    nesting deeper than ``max_nesting``, more than ``max_yaml_nodes`` scalars, lists and
+    mappings, or any alias (an alias bomb expands a few hundred bytes into billions of nodes).
+    Only then is the document built, at a cost bounded by those checks. Error messages give
+    the problem and its position, never the text.
+    """
     try:
         import yaml
     except ImportError:
-        try:
-            return json.loads(text)
-        except ValueError as error:
-            raise ValueError('not valid JSON: %s' % error) from None
+        return _load_json(text, limits)
+    loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)   # libyaml: ten times faster
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError('not valid YAML/JSON: %s' % str(error).replace('\n', ' ')) from None
+        _check_events(yaml, yaml.parse(text, Loader=loader), limits)
+        return yaml.load(text, Loader=loader)
+    except yaml.MarkedYAMLError as error:
+        raise ValueError('not valid YAML/JSON: %s%s'
+                         % (error.problem or error.context, _position(error))) from None
+    except (yaml.YAMLError, RecursionError, MemoryError) as error:
+        raise ValueError('not valid YAML/JSON (%s)' % type(error).__name__) from None
+    except ValueError as error:
+        # A constructor refusing a value (e.g. an integer of 5,000 digits).
+        raise ValueError('not valid YAML/JSON: %s' % error) from None
 
 
-def parse_body_descriptions(text):
+def _check_size(text, limits):
+    size = len(text.encode('utf-8', 'replace'))
+    if size > _text_limit(limits, 'max_parameter_bytes'):
+        raise ValueError('%d bytes, more than the limit of %d'
+                         % (size, _text_limit(limits, 'max_parameter_bytes')))
+
+
+def _check_events(yaml, events, limits):
+    max_depth = _text_limit(limits, 'max_nesting')
+    max_nodes = _text_limit(limits, 'max_yaml_nodes')
+    depth = nodes = 0
+    for event in events:
+        if isinstance(event, yaml.AliasEvent):
+            raise ValueError('YAML aliases (*name) are not supported%s' % _mark(event))
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > max_depth:
+                raise ValueError('nested deeper than %d%s' % (max_depth, _mark(event)))
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent,
+                              yaml.MappingStartEvent)):
+            nodes += 1
+            if nodes > max_nodes:
+                raise ValueError('more than %d values%s' % (max_nodes, _mark(event)))
+
+
+def _mark(event):
+    mark = getattr(event, 'start_mark', None)
+    return '' if mark is None else ' (line %d, column %d)' % (mark.line + 1, mark.column + 1)
+
+
+def _position(error):
+    mark = error.problem_mark or error.context_mark
+    return '' if mark is None else ' (line %d, column %d)' % (mark.line + 1, mark.column + 1)
+
+
+def _load_json(text, limits):
+    """JSON without PyYAML: the depth is checked by a bracket count before parsing."""
+    depth = deepest = 0
+    for character in text.replace('\\"', '').split('"')[::2]:
+        # Outside strings only (the even fields between quotes); escaped quotes removed.
+        for symbol in character:
+            if symbol in '[{':
+                depth += 1
+                deepest = max(deepest, depth)
+            elif symbol in ']}':
+                depth -= 1
+    if deepest > _text_limit(limits, 'max_nesting'):
+        raise ValueError('nested deeper than %d' % _text_limit(limits, 'max_nesting'))
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ValueError('not valid JSON (%s)' % type(error).__name__) from None
+
+
+def parse_body_descriptions(text, limits=None):
     """
     Parse the ``static_obstacles`` / ``link_geometry`` encoding.
 
@@ -253,6 +336,10 @@ def parse_body_descriptions(text):
     ----------
     text : str
         Empty or blank for no bodies.
+    limits : IngestLimits or alike, optional
+        ``max_parameter_bytes``, ``max_nesting`` and ``max_yaml_nodes`` (read duck-typed);
+        default those of IngestLimits. Parsing is linear in the text and stops at the first
+        excess, so this is fast for any text (a 1 MB text in well under a second).
 
     Returns
     -------
@@ -262,12 +349,13 @@ def parse_body_descriptions(text):
     Raises
     ------
     ValueError
-        If the text is not a list of such entries.
+        If the text is not a list of such entries or exceeds a limit.
 
     """
+    _check_size(text, limits)
     if not text.strip():
         return []
-    entries = _load_text(text)
+    entries = _load_text(text, limits)
     if not isinstance(entries, list):
         raise ValueError('expected a list of bodies, got %s' % type(entries).__name__)
     bodies, seen = [], set()
@@ -326,14 +414,15 @@ class Config:
     max_points: int = 200_000
     max_markers_per_message: int = 10_000
     max_message_bytes: int = 128 * 2**20
-    max_mesh_bytes: int = 64 * 2**20
-    max_mesh_triangles: int = 2_000_000
+    max_mesh_bytes: int = 32 * 2**20
+    max_mesh_triangles: int = 1_000_000
     max_description_bytes: int = 16 * 2**20
     max_parameter_bytes: int = 2**20
     max_nesting: int = 32
     max_yaml_nodes: int = 100_000
     ingest_timeout: float = 10.0
     ingest_memory_mb: int = 2048
+    hull_warning_threshold: float = 0.005
     publish_markers: bool = True
     hill_climbing: bool = True
     tracking: bool = True
@@ -369,7 +458,8 @@ class Config:
             max_description_bytes=self.max_description_bytes,
             max_parameter_bytes=self.max_parameter_bytes, max_nesting=self.max_nesting,
             max_yaml_nodes=self.max_yaml_nodes, job_timeout_s=self.ingest_timeout,
-            worker_memory_mb=self.ingest_memory_mb)
+            worker_memory_mb=self.ingest_memory_mb,
+            hull_warning_threshold=self.hull_warning_threshold)
 
     def link_in_scope(self, name):
         """Whether a link is tracked (include/exclude patterns)."""
