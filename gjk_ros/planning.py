@@ -47,7 +47,7 @@ import math
 from gjk_ros.core import ConvexPolytope, PairSet, Status
 from gjk_ros.models import CollisionPiece, ModelError, piece_from_description, ResourceResolver
 from gjk_ros.models.decomposition import decompose_mesh_file
-from gjk_ros.models.kinematics import parse_kinematics
+from gjk_ros.models.kinematics import parse_kinematics, self_collision_pairs
 from gjk_ros.models.srdf import parse_srdf
 from gjk_ros.models.urdf import child_elements, parse_urdf_collisions, robot_element
 from gjk_ros.models.values import parse_numbers
@@ -378,13 +378,8 @@ class RobotDistances:
         self._build_pairs(shapes, owners, body_pairs, hill_climb, tracking)
 
     def _self_pairs(self):
-        adjacent = self.kinematics.adjacent_pairs()
-        for i, first in enumerate(self.links):
-            for second in self.links[i + 1:]:
-                pair = frozenset((first, second))
-                if pair in adjacent or (self.srdf and self.srdf.is_disabled(first, second)):
-                    continue
-                yield first, second
+        return self_collision_pairs(self.links, self.kinematics.adjacent_pairs(),
+                                    self.srdf.is_disabled if self.srdf else None)
 
     def _build_pairs(self, bodies, owners, body_pairs, hill_climb, tracking):
         index = {}

@@ -495,3 +495,21 @@ def _quaternion(x, y, z, w, out):
         2 * (y * z - x * w)
     out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), \
         1 - 2 * (x * x + y * y)
+
+
+def self_collision_pairs(links, adjacent, is_disabled=None):
+    """
+    Return the (first, second) link pairs to measure for self-collision, in ``links`` order.
+
+    Every pair of distinct links except those joined by a joint (``adjacent``: frozensets of
+    two names, as ``KinematicModel.adjacent_pairs`` gives; MoveIt's default) and those
+    ``is_disabled(first, second)`` rejects (an SRDF's ``disable_collisions``).
+    """
+    pairs = []
+    for index, first in enumerate(links):
+        for second in links[index + 1:]:
+            if frozenset((first, second)) in adjacent or \
+                    (is_disabled is not None and is_disabled(first, second)):
+                continue
+            pairs.append((first, second))
+    return pairs

@@ -136,7 +136,10 @@ class Ingestor:
       ``('markers', kind)``, value ``(clears, ops, heard)``: the namespaces cleared by
       DELETEALL ('' for all), a list of MarkerOp (applied after the clears), and
       ``{ns: receive time}`` of every namespace the messages named.
-    - ``submit(('urdf',), data)``: raw std_msgs/String bytes; value a UrdfCollisionModel.
+    - ``submit(('urdf',), data)``: raw std_msgs/String bytes; value (UrdfCollisionModel, set of
+      adjacent link pairs as frozensets: the links joined by a joint).
+    - ``submit(('srdf',), data)``: raw std_msgs/String bytes; value the set of SRDF
+      ``disable_collisions`` pairs, as frozensets.
     - ``submit(('param', kind), (text, fixed_frame))``: a body-description parameter; value a
       list of (name, index, CollisionPiece or ModelError).
 
@@ -432,6 +435,8 @@ class _WorkerState:
                 return self.markers(key[1], payload, skip, progress), None
             if key[0] == 'urdf':
                 return self.urdf(payload), None
+            if key[0] == 'srdf':
+                return self.srdf(payload), None
             return self.parameter(key[1], *payload), None
         except ModelError as error:
             return None, error
@@ -444,18 +449,37 @@ class _WorkerState:
     # robot_description ------------------------------------------------------------------
 
     def urdf(self, data):
-        from gjk_ros.models import ModelError, parse_urdf_collisions
+        from gjk_ros.models import parse_urdf_collisions
+        from gjk_ros.models.kinematics import parse_kinematics
+        text = self._text('robot_description', data)
+        model = parse_urdf_collisions(text, resolver=self.resolver)
+        try:
+            adjacent = parse_kinematics(text).adjacent_pairs()
+        except ValueError:
+            adjacent = set()  # not a kinematic tree: no pair is excluded as adjacent
+        return model, adjacent
+
+    def srdf(self, data):
+        from gjk_ros.models.srdf import parse_srdf
+        text = self._text('robot_description_semantic', data)
+        try:
+            return set(parse_srdf(text).disabled_collisions)
+        except ValueError as error:
+            from gjk_ros.models import ModelError
+            raise ModelError('robot_description_semantic', str(error)[:200]) from None
+
+    def _text(self, body, data):
+        from gjk_ros.models import ModelError
         from rclpy.serialization import deserialize_message
         from std_msgs.msg import String
         if len(data) > self.limits.max_description_bytes + 8:
-            raise ModelError('robot_description', '%d bytes exceed max_description_bytes (%d)'
+            raise ModelError(body, '%d bytes exceed max_description_bytes (%d)'
                              % (len(data), self.limits.max_description_bytes))
         try:
-            text = deserialize_message(bytes(data), String).data
+            return deserialize_message(bytes(data), String).data
         except Exception as error:  # noqa: B902 -- any decoding failure is a rejection
-            raise ModelError('robot_description', 'not a std_msgs/String (%s)'
-                             % type(error).__name__) from None
-        return parse_urdf_collisions(text, resolver=self.resolver)
+            raise ModelError(body, 'not a std_msgs/String (%s)' % type(error).__name__) \
+                from None
 
     # static_obstacles / link_geometry -------------------------------------------------------
 

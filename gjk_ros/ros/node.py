@@ -54,6 +54,7 @@ from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.core import ConvexPolytope, PairSet
 from gjk_ros.models import ModelError, piece_from_description
+from gjk_ros.models.kinematics import self_collision_pairs
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
 from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry
@@ -208,6 +209,9 @@ class DistanceNode(Node):
         self._tracker = PairTracker(self._config.hill_climbing, self._config.tracking)
         self._last_marker_message = {OBSTACLE: None, LINK: None}
         self._model = _ModelState()
+        self._adjacent_links = set()
+        self._disabled_links = set()
+        self._self_pairs = ()
         self._markers = {}
         self._model_warnings = ()
         self._reported_version = None
@@ -286,6 +290,8 @@ class DistanceNode(Node):
 
     def _make_publishers(self):
         self._distances_pub = self.create_publisher(PointCloud2, '~/distances', OUTPUT_QOS)
+        self._self_distances_pub = self.create_publisher(PointCloud2, '~/self_distances',
+                                                         OUTPUT_QOS)
         self._names_pub = self.create_publisher(String, '~/names', LATCHED_QOS)
         self._min_distance_pub = self.create_publisher(Float64, '~/min_distance', OUTPUT_QOS)
         self._markers_pub = self.create_publisher(MarkerArray, '~/markers', OUTPUT_QOS)
@@ -301,6 +307,9 @@ class DistanceNode(Node):
         self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS,
                                  raw=True)
         self.create_subscription(String, 'robot_description', self._on_description,
+                                 LATCHED_QOS, raw=True)
+        # MoveIt publishes the SRDF latched, as robot_state_publisher the URDF.
+        self.create_subscription(String, 'robot_description_semantic', self._on_semantic,
                                  LATCHED_QOS, raw=True)
         self.create_subscription(MarkerArray, '~/obstacles',
                                  lambda data: self._on_markers(OBSTACLE, '~/obstacles', data),
@@ -369,6 +378,11 @@ class DistanceNode(Node):
                                      % (len(data), limit))
             return
         self._model.token = self._ingestor.submit(('urdf',), data)
+
+    def _on_semantic(self, data):
+        self._srdf_token = self._ingestor.submit(('srdf',), data)
+
+    _srdf_token = None
 
     def _on_markers(self, kind, topic, data):
         received = self._now()
@@ -457,9 +471,13 @@ class DistanceNode(Node):
 
     def _publish(self, records, ready, header):
         config = self._config
-        self._distances_pub.publish(make_cloud(records, header))
+        self_pairs = self._self_mask
+        self._distances_pub.publish(make_cloud(records[~self_pairs], header))
+        if config.self_collision:
+            self._self_distances_pub.publish(make_cloud(records[self_pairs], header))
+        counted = records if config.self_collision_in_min_distance else records[~self_pairs]
         self._min_distance_pub.publish(Float64(data=min_distance(
-            records, ready, config.max_distance, config.allow_no_obstacles)))
+            counted, ready, config.max_distance, config.allow_no_obstacles)))
 
     def _publish_markers(self, records, header, poses, inputs):
         """~/markers, for eyes: at most every MARKERS_PERIOD, and only when someone listens."""
@@ -473,8 +491,8 @@ class DistanceNode(Node):
                      kind, name, key).piece.shape, poses[index],
                      _STATUS_OF_INPUT[int(inputs[index])], self._names.id_of(kind, name)[0])
                  for index, (kind, name, key) in enumerate(self._piece_locations)]
-        self._markers_pub.publish(self._marker_builder.build(records, header, views,
-                                                             self._config.max_distance))
+        self._markers_pub.publish(self._marker_builder.build(
+            records[~self._self_mask], header, views, self._config.max_distance))
 
     # -- inputs, applied by the compute thread -----------------------------------------------
 
@@ -519,6 +537,8 @@ class DistanceNode(Node):
             if result.token == self._model.token:
                 self._model.token = None
                 self._apply_model(result)
+        elif key == ('srdf',):
+            self._apply_srdf(result)
         elif key[0] == 'param':
             if result.token == self._parameter_tokens.get(key[1]):
                 del self._parameter_tokens[key[1]]
@@ -529,11 +549,21 @@ class DistanceNode(Node):
         else:
             self._apply_markers(key[1], *result.value)
 
+    def _apply_srdf(self, result):
+        if result.token != self._srdf_token:
+            return
+        if result.error is not None:
+            self._problems.report(('srdf',), 'robot_description_semantic rejected: %s'
+                                  % result.error.reason)
+            return
+        self._problems.resolve(('srdf',))
+        self._disabled_links = result.value
+
     def _apply_model(self, result):
         if result.error is not None:
             self._reject_description(result.error.reason)
             return
-        model = result.value
+        model, self._adjacent_links = result.value
         self._model.built, self._model.error = True, None
         self._problems.keep_only(('robot_description',), set())
         pieces = {(link, ('urdf', index)): piece for link, link_pieces in model.pieces.items()
@@ -652,7 +682,8 @@ class DistanceNode(Node):
     def _scope_key(self):
         config = self._config
         return (self._bodies.version, config.link_include, config.link_exclude,
-                config.obstacle_include, config.obstacle_exclude, config.allowed_pairs)
+                config.obstacle_include, config.obstacle_exclude, config.allowed_pairs,
+                config.self_collision, id(self._adjacent_links), id(self._disabled_links))
 
     def _body_state(self, kind, name):
         if self._bodies.errors(kind, name):
@@ -684,7 +715,14 @@ class DistanceNode(Node):
         obstacles = self._bodies_in_scope(OBSTACLE, self._config.obstacle_in_scope)
         self._names.keep_only(LINK, {name for name, *_ in links})
         self._names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
-        layout = build_layout(links, obstacles, self._config.pair_allowed)
+        self._self_pairs = ()
+        if self._config.self_collision:
+            disabled = self._disabled_links
+            self._self_pairs = self_collision_pairs(
+                [name for name, *_ in links], self._adjacent_links,
+                lambda first, second: frozenset((first, second)) in disabled)
+        layout = build_layout(links, obstacles, self._config.pair_allowed, self._self_pairs)
+        self._self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self._piece_locations = [self._locations[uid] for uid in layout.piece_uids]
         self._piece_sources = [(kind, key[1]) if key[0] == 'marker' else None
                                for kind, _, key in self._piece_locations]
@@ -702,6 +740,7 @@ class DistanceNode(Node):
             self._names_pub.publish(String(data=json.dumps(names)))
 
     _names_published = None
+    _self_mask = numpy.zeros(0, dtype=bool)
 
     def _marker_sources(self):
         return {(kind, key[1]) for kind, key in self._markers}
@@ -985,7 +1024,7 @@ class DistanceNode(Node):
             diagnostics.inputs_status(name, self._input_ages(self._now()), config.tf_timeout),
         ]
         if records is not None:
-            statuses += diagnostics.link_statuses(name, records,
+            statuses += diagnostics.link_statuses(name, records[~self._self_mask],
                                                   self._names.names_by_id(LINK),
                                                   self._names.names_by_id(OBSTACLE),
                                                   self._tracked_link_ids)

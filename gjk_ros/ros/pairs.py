@@ -63,6 +63,7 @@ class RecordSpec:
     start: int
     stop: int
     state: int
+    self_pair: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class TrackerLayout:
     records: list
 
 
-def build_layout(links, obstacles, pair_allowed):
+def build_layout(links, obstacles, pair_allowed, self_pairs=()):
     """
     Enumerate the records and piece pairs of the bodies in scope.
 
@@ -97,6 +98,9 @@ def build_layout(links, obstacles, pair_allowed):
         PENDING or INVALID (see ``RecordSpec``).
     pair_allowed : callable(str, str) -> bool
         The allowed-pairs filter.
+    self_pairs : iterable of (str, str)
+        (link, link) pairs measured for self-collision; their records follow the
+        link-obstacle ones, with ``self_pair`` set and ``obstacle_id`` the second link's id.
 
     Returns
     -------
@@ -124,6 +128,15 @@ def build_layout(links, obstacles, pair_allowed):
                           for b in obstacle_pieces]
             records.append(RecordSpec(link, obstacle, link_id, obstacle_id, start, len(pairs),
                                       state))
+    by_name = {body[0]: body for body in links}
+    for first, second in self_pairs:
+        (_, first_id, first_pieces, first_state) = by_name[first]
+        (_, second_id, second_pieces, second_state) = by_name[second]
+        start, state = len(pairs), _worse_state(first_state, second_state)
+        if state == PairStatus.VALID:
+            pairs += [(index_of(a), index_of(b)) for a in first_pieces for b in second_pieces]
+        records.append(RecordSpec(first, second, first_id, second_id, start, len(pairs), state,
+                                  self_pair=True))
     pair_array = numpy.array(pairs, dtype=numpy.int64).reshape(-1, 2)
     return TrackerLayout(piece_uids, pair_array, records)
 
@@ -222,7 +235,9 @@ class PairTracker:
         if self._pair_set is not None:
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
-            self._update_pairs(poses, pair_inputs == InputState.OK, max_distance + padding)
+            # A self pair is padded on both links: cull at max_distance + 2 * padding.
+            self._update_pairs(poses, pair_inputs == InputState.OK,
+                               max_distance + 2.0 * padding)
             self._reduce(records, status, pair_inputs, padding)
         records['status'] = status
         return records
@@ -273,14 +288,17 @@ class PairTracker:
         approximate = numpy.isin(pair_set.status[best], _APPROXIMATE)
         status[rows] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
         normal = pair_set.normal[best]
+        # padding inflates links: a link witness moves along the normal by it, and a self
+        # pair's second link too (towards the first), so both paddings come off the distance.
+        second = numpy.where(specs.self_pair[rows], padding, 0.0)[:, None]
         link_witness = pair_set.witness_a[best] + padding * normal
         _fill_vectors(records, rows, ('link_x', 'link_y', 'link_z'), link_witness)
         # x, y, z: the same point as float32, for RViz (see records.py).
         _fill_vectors(records, rows, ('x', 'y', 'z'), link_witness)
         _fill_vectors(records, rows, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
-                      pair_set.witness_b[best])
+                      pair_set.witness_b[best] - second * normal)
         _fill_vectors(records, rows, ('normal_x', 'normal_y', 'normal_z'), normal)
-        records['distance'][rows] = pair_set.distance[best] - padding
+        records['distance'][rows] = pair_set.distance[best] - padding - second[:, 0]
         records['error_bound'][rows] = pair_set.error_bound[best]
 
 
@@ -294,9 +312,9 @@ class _SpecArrays:
     Building them from the spec list on every cycle was O(records) Python work per cycle.
     """
 
-    def __init__(self, link_id, obstacle_id, start, owner, state):
+    def __init__(self, link_id, obstacle_id, start, owner, state, self_pair):
         self.link_id, self.obstacle_id, self.start = link_id, obstacle_id, start
-        self.owner, self.state = owner, state
+        self.owner, self.state, self.self_pair = owner, state, self_pair
         self.count = link_id.size
 
     @classmethod
@@ -306,7 +324,8 @@ class _SpecArrays:
         return cls(numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32),
                    numpy.array([spec.obstacle_id for spec in specs], dtype=numpy.uint32),
                    start, numpy.repeat(numpy.arange(len(specs)), counts),
-                   numpy.array([spec.state for spec in specs], dtype=numpy.int64))
+                   numpy.array([spec.state for spec in specs], dtype=numpy.int64),
+                   numpy.array([spec.self_pair for spec in specs], dtype=bool))
 
 
 def _fill_vectors(records, rows, names, values):

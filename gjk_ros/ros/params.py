@@ -103,6 +103,12 @@ PARAMETERS = (
     ParameterSpec('padding', 'double', 0.0,
                   'Safety margin subtracted from every distance, metres (inflates the link).',
                   low=0.0, high=1000.0),
+    ParameterSpec('self_collision', 'bool', False,
+                  'Also measure link-link pairs (all but links joined by a joint and the '
+                  'disable_collisions pairs of robot_description_semantic) on '
+                  '~/self_distances.'),
+    ParameterSpec('self_collision_in_min_distance', 'bool', True,
+                  'With self_collision, count the link-link pairs in ~/min_distance.'),
     ParameterSpec('static_obstacles', 'string', '',
                   'Obstacles fixed to a frame, as a JSON/YAML list of {name, frame_id, '
                   'pieces: [piece description, ...]}; empty for none.'),
@@ -409,6 +415,8 @@ class Config:
     obstacle_exclude: tuple = ()
     allowed_pairs: tuple = ()
     padding: float = 0.0
+    self_collision: bool = False
+    self_collision_in_min_distance: bool = True
     static_obstacles: str = ''
     link_geometry: str = ''
     max_points: int = 200_000

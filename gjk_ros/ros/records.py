@@ -254,20 +254,23 @@ def _name_maps(names):
     return names_from_json(names if isinstance(names, str) else names.data)
 
 
-def read_distances(cloud_msg, names_msg=None):
+def read_distances(cloud_msg, names_msg=None, self_pairs=False):
     """
     Turn a ``~/distances`` message (and the latest ``~/names``) into records.
 
     Parameters
     ----------
     cloud_msg : sensor_msgs.msg.PointCloud2
-        A message from ``~/distances``.
+        A message from ``~/distances`` (or ``~/self_distances`` with ``self_pairs``).
     names_msg : std_msgs.msg.String or str or tuple or None
         The latest ``~/names`` message, its JSON text, or ``names_from_json`` of it (parse it
         once when reading many clouds). None means the names are not known
         yet: every record then has ``link`` and ``obstacle`` None, while ids, distances and
         statuses are still filled. A name is also None when the names message does not list
         its id (a body newer than that message, or one removed since).
+    self_pairs : bool
+        The cloud is ``~/self_distances``: ``obstacle_id`` is a link id, and ``obstacle``
+        names the second link.
 
     Returns
     -------
@@ -282,6 +285,8 @@ def read_distances(cloud_msg, names_msg=None):
     """
     points = records_from_cloud(cloud_msg)
     links, obstacles = _name_maps(names_msg)
+    if self_pairs:
+        obstacles = links
     records = []
     for point in points:
         link_id = int(point['link_id'])
