@@ -27,16 +27,16 @@ pytestmark = pytest.mark.ros
 
 # A chain base -> upper -> hand: base-upper and upper-hand are joined (never measured),
 # base-hand is the one self pair; hand sits 0.5 m above base, each a 0.2 m cube.
-URDF = '''<robot name="chain">
-  <link name="base"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>
-  <link name="upper"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>
-  <link name="hand"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="upper"/>
-    <origin xyz="0 0 0.25"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-  <joint name="j2" type="revolute"><parent link="upper"/><child link="hand"/>
-    <origin xyz="0 0 0.25"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-</robot>'''
-SRDF = '''<robot name="chain"><disable_collisions link1="hand" link2="base" reason="Never"/></robot>'''
+BOX = '<collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>'
+JOINT = ('<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/>'
+         '<origin xyz="0 0 0.25"/><axis xyz="0 0 1"/>'
+         '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>')
+URDF = ''.join(['<robot name="chain">'] + ['<link name="%s">%s</link>' % (name, BOX)
+                                           for name in ('base', 'upper', 'hand')] +
+               [JOINT.format(name='j1', parent='base', child='upper'),
+                JOINT.format(name='j2', parent='upper', child='hand'), '</robot>'])
+SRDF = ('<robot name="chain"><disable_collisions link1="hand" link2="base" reason="Never"/>'
+        '</robot>')
 PADDING = 0.01
 
 
@@ -58,8 +58,8 @@ def test_self_pairs_exclude_joined_links_and_follow_the_srdf(ros_env, tmp_path):
         scene.send_urdf(URDF)
         box = ConvexPolytope.box([0.1, 0.1, 0.1])
         exact = signed_distance(box, matrix(), box, matrix((0.0, 0.0, 0.5))).distance
-        records = wait_until(lambda: self_records(scene), STARTUP_TIMEOUT,
-                             '~/self_distances', node_process=node)
+        wait_until(lambda: self_records(scene), STARTUP_TIMEOUT, '~/self_distances',
+                   node_process=node)
         wait_until(lambda: [(r.link, r.obstacle, r.status) for r in self_records(scene)] ==
                    [('base', 'hand', PairStatus.VALID)], what='the one self pair measured',
                    node_process=node)
@@ -79,4 +79,3 @@ def test_self_pairs_exclude_joined_links_and_follow_the_srdf(ros_env, tmp_path):
                    node_process=node)
         wait_until(lambda: scene.message('min_distance').data == math.inf,
                    what='nothing left in scope (allow_no_obstacles)')
-        del records
