@@ -42,8 +42,9 @@ PADDING = 0.01
 
 def self_records(scene):
     cloud = scene.message('self_distances')
-    return None if cloud is None else read_distances(cloud, scene.message('names'),
-                                                    self_pairs=True)
+    if cloud is None:
+        return None
+    return read_distances(cloud, scene.message('names'), self_pairs=True)
 
 
 def test_self_pairs_exclude_joined_links_and_follow_the_srdf(ros_env, tmp_path):
