@@ -26,6 +26,11 @@ import fnmatch
 import json
 import math
 
+from gjk_ros.ros.ingestion import IngestLimits
+
+# The input limits' defaults live in one place, IngestLimits.
+_LIMITS = IngestLimits()
+
 __all__ = ['Config', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',
            'validate_parameter']
 
@@ -115,36 +120,36 @@ PARAMETERS = (
     ParameterSpec('link_geometry', 'string', '',
                   'Extra collision pieces for links (a tool, a held part), in the '
                   'static_obstacles format where name is the link; empty for none.'),
-    ParameterSpec('max_points', 'integer', 200_000,
+    ParameterSpec('max_points', 'integer', _LIMITS.max_points,
                   'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; '
                   'a bigger body is rejected with a reason naming it.', low=1, high=10**8),
-    ParameterSpec('max_markers_per_message', 'integer', 10_000,
+    ParameterSpec('max_markers_per_message', 'integer', _LIMITS.max_markers_per_message,
                   'Most markers in one MarkerArray; a bigger message is ignored (its sources '
                   'are not refreshed, so their obstacles go STALE).', low=1, high=10**7),
-    ParameterSpec('max_message_bytes', 'integer', 128 * 2**20,
+    ParameterSpec('max_message_bytes', 'integer', _LIMITS.max_message_bytes,
                   'Largest ~/obstacles or ~/links message, bytes; a bigger one is ignored.',
                   low=1, high=2**40),
-    ParameterSpec('max_mesh_bytes', 'integer', 32 * 2**20,
+    ParameterSpec('max_mesh_bytes', 'integer', _LIMITS.max_mesh_bytes,
                   'Largest mesh file or MeshFile payload, bytes (loading peaks at about 27x '
                   'the file size).', low=1, high=2**40),
-    ParameterSpec('max_mesh_triangles', 'integer', 1_000_000,
+    ParameterSpec('max_mesh_triangles', 'integer', _LIMITS.max_mesh_triangles,
                   'Most triangles in one mesh.', low=1, high=10**9),
-    ParameterSpec('max_description_bytes', 'integer', 16 * 2**20,
+    ParameterSpec('max_description_bytes', 'integer', _LIMITS.max_description_bytes,
                   'Largest robot_description, bytes.', low=1, high=2**40),
-    ParameterSpec('max_parameter_bytes', 'integer', 2**20,
+    ParameterSpec('max_parameter_bytes', 'integer', _LIMITS.max_parameter_bytes,
                   'Largest static_obstacles / link_geometry text, bytes.', low=1, high=2**31),
-    ParameterSpec('max_nesting', 'integer', 32,
+    ParameterSpec('max_nesting', 'integer', _LIMITS.max_nesting,
                   'Deepest nesting of static_obstacles / link_geometry YAML.', low=1,
                   high=1000),
-    ParameterSpec('max_yaml_nodes', 'integer', 100_000,
+    ParameterSpec('max_yaml_nodes', 'integer', _LIMITS.max_yaml_nodes,
                   'Most YAML nodes (aliases counted) in static_obstacles / link_geometry.',
                   low=1, high=10**8),
-    ParameterSpec('ingest_timeout', 'double', 10.0,
+    ParameterSpec('ingest_timeout', 'double', _LIMITS.job_timeout_s,
                   'Seconds the geometry worker may spend on one body before it is stopped '
                   'and the body rejected.', low=0.0, high=3600.0, positive=True),
-    ParameterSpec('ingest_memory_mb', 'integer', 2048,
+    ParameterSpec('ingest_memory_mb', 'integer', _LIMITS.worker_memory_mb,
                   'Memory limit of the geometry worker process, MiB.', low=64, high=2**20),
-    ParameterSpec('hull_warning_threshold', 'double', 0.005,
+    ParameterSpec('hull_warning_threshold', 'double', _LIMITS.hull_warning_threshold,
                   'A non-convex mesh is replaced by its hull; warn when the hull reaches '
                   'farther than this (metres, measured) beyond the mesh surface.',
                   low=0.0, high=1000.0),
@@ -232,13 +237,9 @@ def validate_parameter(name, value):
     return None
 
 
-# Bounds of the static_obstacles / link_geometry text when the caller passes no limits (the
-# defaults of gjk_ros.ros.ingestion.IngestLimits, read duck-typed to avoid a circular import).
-_TEXT_LIMITS = {'max_parameter_bytes': 1024 * 1024, 'max_nesting': 32, 'max_yaml_nodes': 100_000}
-
-
 def _text_limit(limits, name):
-    return int(getattr(limits, name, _TEXT_LIMITS[name]))
+    """Return a bound of the body-description text: the caller's, else the default."""
+    return int(getattr(limits, name, getattr(_LIMITS, name)))
 
 
 def _load_text(text, limits=None):
@@ -419,18 +420,18 @@ class Config:
     self_collision_in_min_distance: bool = True
     static_obstacles: str = ''
     link_geometry: str = ''
-    max_points: int = 200_000
-    max_markers_per_message: int = 10_000
-    max_message_bytes: int = 128 * 2**20
-    max_mesh_bytes: int = 32 * 2**20
-    max_mesh_triangles: int = 1_000_000
-    max_description_bytes: int = 16 * 2**20
-    max_parameter_bytes: int = 2**20
-    max_nesting: int = 32
-    max_yaml_nodes: int = 100_000
-    ingest_timeout: float = 10.0
-    ingest_memory_mb: int = 2048
-    hull_warning_threshold: float = 0.005
+    max_points: int = _LIMITS.max_points
+    max_markers_per_message: int = _LIMITS.max_markers_per_message
+    max_message_bytes: int = _LIMITS.max_message_bytes
+    max_mesh_bytes: int = _LIMITS.max_mesh_bytes
+    max_mesh_triangles: int = _LIMITS.max_mesh_triangles
+    max_description_bytes: int = _LIMITS.max_description_bytes
+    max_parameter_bytes: int = _LIMITS.max_parameter_bytes
+    max_nesting: int = _LIMITS.max_nesting
+    max_yaml_nodes: int = _LIMITS.max_yaml_nodes
+    ingest_timeout: float = _LIMITS.job_timeout_s
+    ingest_memory_mb: int = _LIMITS.worker_memory_mb
+    hull_warning_threshold: float = _LIMITS.hull_warning_threshold
     publish_markers: bool = True
     hill_climbing: bool = True
     tracking: bool = True
@@ -458,7 +459,6 @@ class Config:
 
     def ingest_limits(self):
         """Return the input limits as the ingestion path takes them."""
-        from gjk_ros.ros.ingestion import IngestLimits
         return IngestLimits(
             max_points=self.max_points, max_markers_per_message=self.max_markers_per_message,
             max_message_bytes=self.max_message_bytes, max_mesh_bytes=self.max_mesh_bytes,
