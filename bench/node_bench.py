@@ -293,7 +293,7 @@ def _make_subscriber(measurement):
     from tf2_msgs.msg import TFMessage
 
     from gjk_ros.demo.monitor import NODE_NAME
-    from gjk_ros.demo.scene import TF_QOS
+    from gjk_ros.ros.qos import TF_QOS
 
     node = Node('gjk_node_bench')
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,

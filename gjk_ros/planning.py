@@ -47,7 +47,7 @@ import math
 from gjk_ros.core import ConvexPolytope, PairSet, Status
 from gjk_ros.models import CollisionPiece, ModelError, piece_from_description, ResourceResolver
 from gjk_ros.models.decomposition import decompose_mesh_file
-from gjk_ros.models.kinematics import parse_kinematics, self_collision_pairs
+from gjk_ros.models.kinematics import parse_kinematics, rigid_product, self_collision_pairs
 from gjk_ros.models.srdf import parse_srdf
 from gjk_ros.models.urdf import child_elements, parse_urdf_collisions, robot_element
 from gjk_ros.models.values import parse_numbers
@@ -515,19 +515,9 @@ def _compose(link_poses, piece_link, obstacle_poses, piece_obstacle, origins, po
         frames = obstacle_poses[min(n, obstacle_poses.shape[0] - 1)]
         for p in range(poses.shape[1]):
             if p < links:
-                _product(link_poses[n, piece_link[p]], origins[p], poses[n, p])
+                rigid_product(link_poses[n, piece_link[p]], origins[p], poses[n, p])
             else:
-                _product(frames[piece_obstacle[p - links]], origins[p], poses[n, p])
-
-
-@numba.njit(cache=True, nogil=True)
-def _product(a, b, out):
-    """``out = a @ b`` for rigid (4, 4) transforms (last row 0 0 0 1)."""
-    for i in range(3):
-        for j in range(4):
-            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
-        out[i, 3] += a[i, 3]
-    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
+                rigid_product(frames[piece_obstacle[p - links]], origins[p], poses[n, p])
 
 
 @numba.njit(cache=True, nogil=True)

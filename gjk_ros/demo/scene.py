@@ -41,11 +41,11 @@ import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import Point, TransformStamped
 from gjk_ros.ros.markers import matrix_to_quaternion
+from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
 import numpy
 import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
@@ -53,13 +53,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 DEMO_URDF_RESOURCE = 'demo_arm.urdf'
 DEFAULT_OBSTACLE_TOPIC = '/gjk_distance/obstacles'
 FIXED_FRAME = 'world'
-
-# QoS of tf2_ros's TransformBroadcaster and StaticTransformBroadcaster.
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         history=HistoryPolicy.KEEP_LAST)
 
 
 @dataclass(frozen=True)

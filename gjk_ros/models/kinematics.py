@@ -434,13 +434,13 @@ def _forward(q, base, kernel, origins, axes, scalars, poses, scratch):
     for n in range(q.shape[0]):
         poses[n, 0] = base
         for j in range(kernel.shape[0]):
-            _product(poses[n, kernel[j, 0]], origins[j], frame)
+            rigid_product(poses[n, kernel[j, 0]], origins[j], frame)
             _motion(q[n], kernel[j], axes[j], scalars[j], motion)
-            _product(frame, motion, poses[n, j + 1])
+            rigid_product(frame, motion, poses[n, j + 1])
 
 
 @numba.njit(cache=True, nogil=True)
-def _product(a, b, out):
+def rigid_product(a, b, out):
     """``out = a @ b`` for rigid (4, 4) transforms (last row 0 0 0 1)."""
     for i in range(3):
         for j in range(4):

@@ -29,8 +29,8 @@ that starts late still gets the names; ``~/distances`` and ``~/min_distance`` ar
 volatile, depth 10.
 """
 
+from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS
 from gjk_ros.ros.records import names_from_json, read_distances
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float64, String
 
@@ -38,11 +38,9 @@ __all__ = ['DEFAULT_SOURCE', 'DistanceListener', 'NAMES_QOS', 'STREAM_QOS']
 
 DEFAULT_SOURCE = '/gjk_distance'
 
-NAMES_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                       durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                       history=HistoryPolicy.KEEP_LAST)
-STREAM_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+# The node's own profiles: ~/names is latched, the outputs are volatile.
+NAMES_QOS = LATCHED_QOS
+STREAM_QOS = OUTPUT_QOS
 
 
 class DistanceListener:

@@ -66,6 +66,7 @@ from gjk_ros.ros.params import (Config, LIMIT_PARAMETERS, PARAMETERS, parse_body
                                 validate_parameter)
 from gjk_ros.ros.placement import MarkerPlacement
 from gjk_ros.ros.problems import ProblemLog
+from gjk_ros.ros.qos import LATCHED_QOS, MARKER_QOS, OUTPUT_QOS, TF_QOS, TF_STATIC_QOS
 from gjk_ros.ros.records import PairStatus
 from gjk_ros.ros.sources import SourceMonitor
 from gjk_ros.ros.tf_buffer import (decode_tf_message, MAX_COORDINATE, rotation_matrix,
@@ -79,7 +80,6 @@ from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterVal
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float64, Header, String
 from tf2_msgs.msg import TFMessage
@@ -88,22 +88,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 __all__ = ['DistanceNode', 'main']
 
 NODE_NAME = 'gjk_distance'
-
-# tf2_ros's own settings: /tf reliable volatile depth 100, /tf_static transient_local.
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
-TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                           history=HistoryPolicy.KEEP_LAST)
-# robot_state_publisher's robot_description, and our ~/names: latched, latest only.
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         history=HistoryPolicy.KEEP_LAST)
-# Volatile so that both volatile and transient_local marker publishers match.
-MARKER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
-OUTPUT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
 
 DIAGNOSTICS_PERIOD = 1.0  # seconds, diagnostic_updater's default
 # Finished ingestion results applied per cycle: each is a cheap registry update, but a burst of

@@ -1,0 +1,41 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The QoS profiles of the node's topics, as the ecosystem uses them.
+
+One definition for the node, its demo and its consumers.
+"""
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+__all__ = ['LATCHED_QOS', 'MARKER_QOS', 'OUTPUT_QOS', 'TF_QOS', 'TF_STATIC_QOS']
+
+# tf2_ros's own settings: /tf reliable volatile depth 100, /tf_static transient_local.
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                           history=HistoryPolicy.KEEP_LAST)
+# robot_state_publisher's robot_description (MoveIt's robot_description_semantic), and our
+# ~/names: latched, latest only.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         history=HistoryPolicy.KEEP_LAST)
+# Volatile so that both volatile and transient_local marker publishers match.
+MARKER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+# The node's outputs.
+OUTPUT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
