@@ -77,6 +77,15 @@ def _add_check(subparsers):
     parser.set_defaults(handler=_run_check)
 
 
+def _add_warmup(subparsers):
+    parser = subparsers.add_parser(
+        'warmup', help='compile the geometry kernels now (make install runs it)',
+        description="Compile every geometry kernel entry point into numba's cache, so that "
+                    'the first node start does not spend a minute compiling. Run it once '
+                    'after installing (colcon: ros2 run gjk_ros gjk-ros warmup).')
+    parser.set_defaults(handler=_run_warmup)
+
+
 def _add_bench(subparsers):
     parser = subparsers.add_parser(
         'bench', help='run the benchmarks (python -m bench.run, from a source checkout)',
@@ -90,10 +99,11 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog='gjk-ros', description='Tracked GJK distances and exact MTD between robot links '
                                     'and obstacles.')
-    subparsers = parser.add_subparsers(dest='command', metavar='{demo,check,bench}')
+    subparsers = parser.add_subparsers(dest='command', metavar='{demo,check,warmup,bench}')
     subparsers.required = True
     _add_demo(subparsers)
     _add_check(subparsers)
+    _add_warmup(subparsers)
     _add_bench(subparsers)
     return parser
 
@@ -220,6 +230,13 @@ def find_bench_root():
         if os.path.isfile(os.path.join(root, 'bench', 'run.py')):
             return root
     return None
+
+
+def _run_warmup(options, extra):
+    from gjk_ros.core.warmup import warm_up
+
+    print('gjk-ros warmup: geometry kernels ready in %.1f s' % warm_up())
+    return 0
 
 
 def _run_bench(options, extra):

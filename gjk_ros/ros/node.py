@@ -52,7 +52,7 @@ import zlib
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
-from gjk_ros.core import ConvexPolytope, PairSet
+from gjk_ros.core.warmup import warm_up
 from gjk_ros.models import ModelError, piece_from_description
 from gjk_ros.models.kinematics import self_collision_pairs
 from gjk_ros.ros import diagnostics
@@ -304,12 +304,7 @@ class DistanceNode(Node):
 
     def _warm_up(self):
         """Compile (or load from numba's cache) the core kernels before the first cycle."""
-        started = time.perf_counter()
-        box = ConvexPolytope.box([0.1, 0.1, 0.1])
-        poses = numpy.stack([numpy.eye(4), numpy.eye(4)])
-        poses[1, 0, 3] = 0.15
-        PairSet([box, box], numpy.array([[0, 1]]), hill_climb=True, tracking=True).update(poses)
-        self.get_logger().debug('core ready in %.2f s' % (time.perf_counter() - started))
+        self.get_logger().debug('core ready in %.2f s' % warm_up())
 
     def close(self):
         """Stop the ingestion worker (the node is being destroyed)."""
