@@ -50,8 +50,13 @@ def test_help_lists_the_subcommands(capsys):
         main(['--help'])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    for command in ('demo', 'check', 'bench'):
+    for command in ('demo', 'check', 'warmup', 'bench'):
         assert command in text
+
+
+def test_warmup_compiles_and_says_how_long(capsys):
+    assert main(['warmup']) == 0
+    assert 'geometry kernels ready in' in capsys.readouterr().out
 
 
 def test_module_entry_point_prints_help():
