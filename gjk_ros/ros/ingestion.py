@@ -263,7 +263,7 @@ class Ingestor:
         """Run a job in the worker; a body past the time limit is skipped and the job re-run."""
         while True:
             connection = self._ensure_worker()
-            connection.send((job.key, job.payload, job.skip))
+            _send_job(connection, job)
             outcome, culprit = self._await(connection)
             if outcome is not None:
                 return IngestResult(job.key, job.token, *outcome)
@@ -388,13 +388,39 @@ def worker_main(connection, limits, package_paths):
             return
         if message is None:
             return
-        key, payload, skip = message
+        key, payload, skip = _receive_job(connection, message)
         value, error = state.run(key, payload, skip,
                                  lambda body: connection.send(('progress', body)))
         try:
             connection.send(('result', value, error))
         except (OSError, ValueError):
             return
+
+
+def _send_job(connection, job):
+    """
+    Send a job; raw marker bytes go as raw buffers after a small pickled header.
+
+    Pickling a 30 MB message would copy it while holding the GIL, which the node's executor
+    thread shares with this dispatcher; ``send_bytes`` writes the buffer as it is, and the
+    pipe write releases the GIL.
+    """
+    if job.key[0] != 'markers':
+        connection.send((job.key, job.payload, job.skip))
+        return
+    messages, forget = job.payload
+    connection.send((job.key, ([received for _, received in messages], forget), job.skip))
+    for data, _ in messages:
+        connection.send_bytes(data)
+
+
+def _receive_job(connection, message):
+    """Receive what ``_send_job`` sent: (key, payload, skip)."""
+    key, payload, skip = message
+    if key[0] == 'markers':
+        times, forget = payload
+        payload = ([(connection.recv_bytes(), received) for received in times], forget)
+    return key, payload, skip
 
 
 def _limit_memory(megabytes):
