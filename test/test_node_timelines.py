@@ -80,6 +80,7 @@ class Truth:
     now: float = 100.0
     model: bool = False
     tf_stamp: float = None
+    tf_good: bool = True
     heard: dict = field(default_factory=dict)        # source -> last publication time
     markers: dict = field(default_factory=dict)      # (source, id) -> (centre, expires, ok)
 
@@ -93,7 +94,7 @@ class Truth:
     def expected_min(self):
         """-inf if anything in scope is unknown, else the exact minimum."""
         self.expire()
-        if not self.model or self.tf_stamp is None or \
+        if not self.model or self.tf_stamp is None or not self.tf_good or \
                 self.now - self.tf_stamp > TF_TIMEOUT or not self.markers:
             return -math.inf
         distances = []
@@ -129,15 +130,21 @@ class Driver:
         node._names_pub = Recorder()
         node._markers_pub = Recorder()
 
-    def tf(self):
+    def tf(self, quaternion=(0.0, 0.0, 0.0, 1.0)):
         transform = TransformStamped()
         transform.header.frame_id, transform.child_frame_id = 'world', 'arm'
         stamp = int(round(self.truth.now * 1e9))
         transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(stamp, 10**9)
-        transform.transform.rotation.w = 1.0
+        rotation = transform.transform.rotation
+        rotation.x, rotation.y, rotation.z, rotation.w = quaternion
         self.node._store_transforms(serialize_message(TFMessage(transforms=[transform])),
                                     static=False)
         self.truth.tf_stamp = self.truth.now
+        self.truth.tf_good = quaternion == (0.0, 0.0, 0.0, 1.0)
+
+    def bad_tf(self):
+        """Publish an absurd but finite quaternion: INVALID, never an identity rotation."""
+        self.tf((1e154, 1e154, 0.0, 1e154))
 
     def model(self):
         self.node._on_description(serialize_message(String(data=URDF)))
@@ -201,6 +208,7 @@ def driver():
 centres = strategies.tuples(*[strategies.sampled_from([-0.6, -0.3, 0.3, 0.6])] * 3)
 events = strategies.one_of(
     strategies.tuples(strategies.just('tf')),
+    strategies.tuples(strategies.just('bad_tf')),
     strategies.tuples(strategies.just('model')),
     strategies.tuples(strategies.just('advance'),
                       strategies.sampled_from([0.05, 0.2, 0.4, 0.7, 1.2])),
