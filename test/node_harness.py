@@ -47,13 +47,13 @@ try:
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from geometry_msgs.msg import Point, TransformStamped
     from gjk_ros.ros import read_distances
+    from gjk_ros.ros.qos import LATCHED_QOS, MARKER_QOS, TF_QOS
     import numpy
     import rclpy
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
     from rclpy.node import Node
     from rclpy.parameter import Parameter
     from rclpy.parameter_client import AsyncParameterClient
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import PointCloud2
     from std_msgs.msg import Float64, String
     from tf2_msgs.msg import TFMessage
@@ -78,13 +78,8 @@ TIMEOUT = 10.0
 STARTUP_TIMEOUT = 180.0
 TF_REPUBLISH_PERIOD = 0.05
 
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         history=HistoryPolicy.KEEP_LAST)
-STREAM_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+# The node's own profiles (one definition); a deep volatile queue for everything we stream.
+STREAM_QOS = MARKER_QOS
 
 
 def matrix(xyz=(0.0, 0.0, 0.0), quaternion=(0.0, 0.0, 0.0, 1.0)):
