@@ -414,7 +414,7 @@ class DistanceNode(Node):
     def _on_watchdog(self):
         """Keep outputs coming when no TF arrives (they say STALE then)."""
         now = time.monotonic()
-        if self._pacer.overdue(now) and self._pacer.try_start(now):
+        if self._pacer.try_start_from_watchdog(now):
             self._run_cycle()
 
     def _run_cycle(self):
