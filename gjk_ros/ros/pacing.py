@@ -17,7 +17,7 @@ When to run a compute cycle: on new TF, at most ``rate_hz`` on average.
 
 The node computes when a transform arrives (so the output follows the input within one cycle's
 work, not up to one timer period later) and, from a watchdog timer, when no transform came for
-a watchdog period (so outputs keep coming, as STALE, when TF stops). A token bucket caps the average
+a period (so outputs keep coming, as STALE, when TF stops). A token bucket caps the average
 rate: each cycle spends one token, tokens refill at ``rate_hz`` and the bucket holds at most
 ``burst`` of them, so the jitter of a TF stream at exactly ``rate_hz`` does not make every
 other message miss its cycle, and the long-run rate never exceeds ``rate_hz``.
