@@ -17,7 +17,7 @@
 import math
 import time
 
-from gjk_ros.ros.ingestion import check_pose, IngestLimits, Ingestor
+from gjk_ros.ros.ingestion import check_pose, IngestLimits, Ingestor, marker_count
 import pytest
 
 rclpy_serialization = pytest.importorskip('rclpy.serialization')
@@ -145,3 +145,16 @@ def test_marker_pose_checks():
     assert 'orientation' in check_pose((0, 0, 0, math.nan, 0, 0, 1))
     assert 'position' in check_pose((1.5e308, 0, 0, 0, 0, 0, 1))
     assert 'position' in check_pose((math.inf, 0, 0, 0, 0, 0, 1))
+
+
+@pytest.mark.parametrize('count', [0, 1, 7, 300])
+def test_marker_count_reads_the_cdr_sequence_length(count):
+    assert marker_count(raw(*[cube('c', k) for k in range(count)])) == count
+
+
+def test_marker_count_of_bytes_that_are_no_cdr_is_none():
+    assert marker_count(b'') is None
+    assert marker_count(b'\x00\x01\x00') is None
+    assert marker_count(b'\x07\x07\x00\x00\x05\x00\x00\x00') is None
+    # Big-endian CDR (a DDS may send either byte order).
+    assert marker_count(b'\x00\x00\x00\x00\x00\x00\x01\x00') == 256

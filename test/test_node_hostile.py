@@ -37,7 +37,8 @@ URDF = box_urdf('hostilebot', {'arm': [('box', (0.2, 0.2, 0.2), (0.0, 0.0, 0.0))
 HEALTHY = 'healthy/0'
 RATE_HZ = 20.0
 PARAMETERS = {'rate_hz': RATE_HZ, 'static_obstacle_namespaces': ['healthy'],
-              'max_distance': 5.0, 'ingest_timeout': 3.0, 'max_points': 50_000}
+              'max_distance': 5.0, 'ingest_timeout': 3.0, 'max_points': 50_000,
+              'max_markers_per_message': 500}
 
 
 def healthy(records):
@@ -113,6 +114,19 @@ def test_too_many_points_is_rejected_by_name(scene, node):
     wait_until(lambda: node.lines_with("'many/0' rejected", 'max_points'),
                what='the rejection naming the body')
     scene.send_markers([marker('many', 0, action=Marker.DELETE)])
+
+
+def test_too_many_markers_in_one_message_is_rejected_by_topic(scene, node):
+    """An array over max_markers_per_message is dropped whole, at once, with the reason."""
+    scene.start_history('distances')
+    scene.send_markers([marker('crowd', k, xyz=(3.0, 0.0, 0.0)) for k in range(501)],
+                       repeat=False)
+    wait_until(lambda: node.lines_with('obstacles', '501 markers exceeds max_markers_per_message'),
+               what='the rejection naming the topic')
+    scene.wait_for_more('distances', 3)
+    assert all(find_record(scene.records(), 'arm', 'crowd/%d' % k) is None for k in (0, 500))
+    assert healthy(scene.records())
+    assert max(scene.history_gaps('distances')) < 1.0
 
 
 @pytest.mark.parametrize('text, reason', [

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import hashlib
 import math
 import multiprocessing
+import struct
 import threading
 import time
 
@@ -649,6 +650,18 @@ class _WorkerState:
 # A marker quaternion is normalised, as RViz does, when its norm is within this factor of 1;
 # beyond it (1e154 components, 1e-200) it is no sane orientation and the marker is rejected.
 QUATERNION_NORM_RANGE = 1e3
+
+
+def marker_count(data):
+    """
+    Markers in a serialized MarkerArray, read from its CDR header; None if it has none.
+
+    The node checks ``max_markers_per_message`` with this before queueing a message, so an
+    oversized array is rejected by name at once, without decoding (or copying) its bytes.
+    """
+    if len(data) < 8 or data[1] not in (0x00, 0x01):  # encapsulation: CDR big/little endian
+        return None
+    return struct.unpack_from('>I' if data[1] == 0x00 else '<I', data, 4)[0]
 
 
 def check_pose(pose):

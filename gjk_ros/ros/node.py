@@ -57,7 +57,7 @@ from gjk_ros.models import ModelError, piece_from_description
 from gjk_ros.models.kinematics import self_collision_pairs
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
-from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry
+from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry, marker_count
 from gjk_ros.ros.markers import MarkerBuilder, PieceView
 from gjk_ros.ros.outputs import make_cloud, min_distance
 from gjk_ros.ros.pacing import CyclePacer
@@ -367,9 +367,15 @@ class DistanceNode(Node):
         received = self._now()
         self._last_marker_message[kind] = received
         limit = self._config.max_message_bytes
+        count = marker_count(data)
         problem = ('input', topic)
         if len(data) > limit:
             reason = 'a %d-byte message exceeds max_message_bytes (%d)' % (len(data), limit)
+        elif count is None:
+            reason = 'not a serialized MarkerArray'
+        elif count > self._config.max_markers_per_message:
+            reason = 'a MarkerArray of %d markers exceeds max_markers_per_message (%d)' % (
+                count, self._config.max_markers_per_message)
         elif not self._ingestor.submit_markers(kind, data, received):
             reason = 'the geometry worker is behind; a message was dropped'
         else:
