@@ -28,6 +28,7 @@ setup(
         'console_scripts': [
             'gjk_distance_node = gjk_ros.ros.node:main',
             'gjk-ros = gjk_ros.cli:main',
+            'gjk-ros-warmup = gjk_ros.core.warmup:main',
         ],
     },
 )

@@ -1,0 +1,150 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compile every kernel of the core ahead of use, so that no process waits for numba.
+
+The core's kernels are compiled on first use and cached (``cache=True``); the first,
+uncached compilation takes a minute or more, because the tracked hot path is inlined. Running
+this module once after an install (``make install`` does; a colcon user runs
+``gjk-ros-warmup`` or ``python -m gjk_ros.core.warmup`` after ``colcon build``) fills the cache
+with every specialisation that ``PairSet`` (the node, the planner) and ``signed_distance``
+use: later processes only load it.
+
+The entry points are compiled in separate processes, one per core, because a numba
+compilation is single-threaded and holds the GIL. Each runs the public API on a few bodies, so
+the argument types are exactly those of a real call; a new argument type would be a new
+specialisation, compiled on first use again.
+
+Where the cache goes: numba writes it next to the sources (``gjk_ros/core/__pycache__``) when
+that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user's cache
+(``~/.cache/numba``). A read-only install is therefore warmed per user, by running this module
+as that user (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
+"""
+
+import argparse
+from concurrent.futures import ProcessPoolExecutor
+import os
+import sys
+import time
+
+import numpy as np
+
+__all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'main']
+
+# Entry points compiled together share their non-inlined callees (update_sequence calls
+# update's kernel), so they stay in one process.
+GROUPS = ('pairset', 'signed_distance')
+
+
+def _bodies():
+    """Return one body of each kind the kernels branch on (types do not depend on the kind)."""
+    from .polytope import ConvexPolytope
+    return [ConvexPolytope.box([0.1, 0.1, 0.1]), ConvexPolytope.cylinder(0.05, 0.2),
+            ConvexPolytope.sphere(0.05)]
+
+
+def _poses(count, spacing):
+    poses = np.tile(np.eye(4), (count, 1, 1))
+    poses[:, 0, 3] = spacing * np.arange(count)
+    return poses
+
+
+def _warm_pairset():
+    """Compile PairSet.update (with and without a mask) and PairSet.update_sequence."""
+    from .pairset import PairSet
+    bodies = _bodies()
+    pairs = PairSet(bodies, [[0, 1], [1, 2], [0, 2]])
+    poses = _poses(len(bodies), 0.15)
+    pairs.update(poses)
+    pairs.update(poses, active=np.array([True, False, True]), max_distance=1.0)
+    pairs.update_sequence(np.stack([poses, _poses(len(bodies), 0.3)]))
+
+
+def _warm_signed_distance():
+    """Compile signed_distance, cold and tracked."""
+    from .cache import SimplexCache
+    from .distance import signed_distance
+    box, cylinder, _ = _bodies()
+    pose_a, pose_b = _poses(2, 0.12)
+    cache = SimplexCache()
+    for _ in range(2):
+        signed_distance(box, pose_a, cylinder, pose_b, cache)
+    signed_distance(box, pose_a, box, pose_b, hill_climb=False)
+
+
+_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance}
+
+
+def warm_up_group(name):
+    """
+    Compile (or load from the cache) the kernels of one entry point group in this process.
+
+    Returns the seconds it took.
+    """
+    started = time.perf_counter()
+    _WARMERS[name]()
+    return time.perf_counter() - started
+
+
+def warm_up(jobs=None):
+    """
+    Compile every kernel the node, PairSet and signed_distance use, into numba's cache.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Processes to compile in (default: one per core, at most one per group). 1 compiles in
+        this process, which then needs no compilation later either.
+
+    Returns
+    -------
+    dict
+        Seconds per group.
+
+    """
+    if jobs is None:
+        jobs = min(len(GROUPS), os.cpu_count() or 1)
+    if jobs <= 1:
+        return {name: warm_up_group(name) for name in GROUPS}
+    # Separate processes: numba compiles on one thread and holds the GIL while doing it.
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return dict(zip(GROUPS, pool.map(warm_up_group, GROUPS)))
+
+
+def cache_directory():
+    """Return the folder numba keeps the core's compiled kernels in, for this user."""
+    from ._jit import cache_directory as locate
+    return locate()
+
+
+def main(argv=None):
+    """Compile the core's kernels into numba's cache (the ``gjk-ros-warmup`` command)."""
+    parser = argparse.ArgumentParser(
+        prog='gjk-ros-warmup',
+        description='Compile the gjk_ros geometry kernels into the numba cache, so that the '
+                    'node and planners start without compiling.')
+    parser.add_argument('--jobs', type=int, default=None,
+                        help='processes to compile in (default: one per core)')
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    seconds = warm_up(args.jobs)
+    groups = ', '.join(f'{name} {value:.1f} s' for name, value in seconds.items())
+    print(f'gjk_ros core kernels ready in {time.perf_counter() - started:.1f} s ({groups}); '
+          f'cache: {cache_directory()}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
