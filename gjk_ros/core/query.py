@@ -35,11 +35,11 @@ from ._jit import njit
 from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
                   epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
+from .scene import B_BOUND, B_SWEEP
 from .status import Status
 from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, SCALE_FLOOR, TOUCHING_REL
 
-__all__ = ['query_pair', 'query_single', 'workspace', 'output_arrays']
+__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays']
 
 # Columns of the output ``values`` array.
 V_DISTANCE, V_WITNESS_A, V_WITNESS_B, V_NORMAL, V_BOUND = 0, 1, 4, 7, 10
@@ -252,11 +252,51 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
                  scale, tolerance)
 
 
+@njit(inline=True)
+def _kernel_body(integers, floats):
+    """Return ``scene.scene_body``'s tuple from a body's kernel rows (see ConvexPolytope)."""
+    return (integers[0], integers[1], integers[2], integers[3], integers[4], floats[0],
+            floats[1], floats[2], floats[3], floats[4], floats[5], floats[6])
+
+
+@njit(inline=True)
+def _valid_pose(p, tolerance):
+    """Return True when ``p`` is a finite rigid transform (``distance.first_invalid_pose``)."""
+    for i in range(4):
+        for j in range(4):
+            if not math.isfinite(p[i, j]):
+                return False
+    if p[3, 0] != 0.0 or p[3, 1] != 0.0 or p[3, 2] != 0.0 or p[3, 3] != 1.0:
+        return False
+    for i in range(3):
+        for j in range(3):
+            dot = p[0, i] * p[0, j] + p[1, i] * p[1, j] + p[2, i] * p[2, j]
+            if abs(dot - (1.0 if i == j else 0.0)) > tolerance:
+                return False
+    det = (p[0, 0] * (p[1, 1] * p[2, 2] - p[1, 2] * p[2, 1])
+           - p[0, 1] * (p[1, 0] * p[2, 2] - p[1, 2] * p[2, 0])
+           + p[0, 2] * (p[1, 0] * p[2, 1] - p[1, 1] * p[2, 0]))
+    return det >= 0.0
+
+
 @njit
-def query_single(scene_a, scene_b, pose_a, pose_b, cache, ws, ep, out, hill_climb):
-    """Run ``signed_distance``'s query: pair 0 of a one-pair cache and output."""
+def query_posed(vertices_a, offsets_a, indices_a, integers_a, floats_a, vertices_b, offsets_b,
+                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache, ws, ep, out,
+                hill_climb, tracking):
+    """
+    Validate both poses and run ``signed_distance``'s query in one compiled call.
+
+    The bodies come as their kernel arrays (``ConvexPolytope._kernel``); returns False, having
+    computed nothing, when a pose is not a finite rigid transform (the caller then names it).
+    One call instead of three, and fewer array arguments: numba's dispatch, not the query, is
+    most of a tracked single query's cost.
+    """
+    if not (_valid_pose(pose_a, tolerance) and _valid_pose(pose_b, tolerance)):
+        return False
     simplex, simplex_index, weights, counters, rel, seeds = ws
-    query_pair(scene_geometry(scene_a), scene_body(scene_a, 0), scene_geometry(scene_b),
-               scene_body(scene_b, 0), pose_a, pose_b, 0, cache[0], cache[1], cache[2],
-               cache[3], cache[4:], simplex, simplex_index, weights, counters, rel, seeds, ep,
-               out[0], out[1], out[2], hill_climb, True)
+    query_pair((vertices_a, offsets_a, indices_a), _kernel_body(integers_a, floats_a),
+               (vertices_b, offsets_b, indices_b), _kernel_body(integers_b, floats_b),
+               pose_a, pose_b, 0, cache[0], cache[1], cache[2], cache[3], cache[4:], simplex,
+               simplex_index, weights, counters, rel, seeds, ep, out[0], out[1], out[2],
+               hill_climb, tracking)
+    return True
