@@ -20,8 +20,7 @@ import numpy as np
 
 from ._jit import njit
 from .cache import SimplexCache
-from .epa import epa_workspace
-from .query import _valid_pose, output_arrays, query_posed, workspace
+from .query import _valid_pose, posed_buffers, posed_outputs, query_posed
 from .status import DistanceResult, Status
 
 __all__ = ['signed_distance', 'check_poses', 'first_invalid_pose']
@@ -83,7 +82,8 @@ def _thread_buffers():
     """
     buffers = getattr(_local, 'buffers', None)
     if buffers is None:
-        buffers = (workspace(), epa_workspace(), output_arrays(1), SimplexCache()._arrays)
+        work = posed_buffers()
+        buffers = (work, posed_outputs(work), SimplexCache()._arrays)
         _local.buffers = buffers
     return buffers
 
@@ -140,14 +140,14 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
         pose_a = check_poses(pose_a, 'pose_a', (4, 4))
     if not _is_plain_pose(pose_b):
         pose_b = check_poses(pose_b, 'pose_b', (4, 4))
-    ws, ep, out, cold = _thread_buffers()
+    work, out, cold = _thread_buffers()
     if cache is None:
         arrays, tracking = cold, False
     else:
         cache._bind(a, b)
         arrays, tracking = cache._arrays, True
-    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, arrays, ws,
-                       ep, out, bool(hill_climb), tracking):
+    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, arrays,
+                       *work, bool(hill_climb), tracking):
         check_poses(pose_a, 'pose_a', (4, 4))  # raises, naming the invalid pose
         check_poses(pose_b, 'pose_b', (4, 4))
     return _result(out)

@@ -37,9 +37,11 @@ from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_res
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
 from .scene import B_BOUND, B_SWEEP
 from .status import Status
-from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, SCALE_FLOOR, TOUCHING_REL
+from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_POLYTOPE_REL, EPA_SMOOTH_REL,
+                         SCALE_FLOOR, TOUCHING_REL)
 
-__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays']
+__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'posed_buffers',
+           'posed_outputs']
 
 # Columns of the output ``values`` array.
 V_DISTANCE, V_WITNESS_A, V_WITNESS_B, V_NORMAL, V_BOUND = 0, 1, 4, 7, 10
@@ -279,24 +281,80 @@ def _valid_pose(p, tolerance):
     return det >= 0.0
 
 
+def _layout(shapes):
+    """Return (start, shape) of each array packed one after the other, and the total size."""
+    starts, total = [], 0
+    for shape in shapes:
+        starts.append((total, shape))
+        total += int(np.prod(shape))
+    return tuple(starts), total
+
+
+# signed_distance's work arrays (workspace(), epa_workspace(), output_arrays(1)) packed by dtype
+# into four buffers, rebuilt as views inside the kernel: numba's dispatch costs about 0.1 us per
+# array argument, and the 23 separate arrays cost more than the tracked query.
+_V, _F = EPA_MAX_VERTICES, EPA_MAX_FACES
+_FLOATS, _FLOAT_SIZE = _layout([(4, 4, 3), (4,), (3, 4), (4, _V, 3), (_F, 4), (3, 4), (1, 11)])
+_INTS, _INT_SIZE = _layout([(2, 4), (4,), (2,), (_V, 2), (_F, 3), (_F, 3), (_F,),
+                            (2 * _F + 8, 2), (_V + 8, 2), (4,), (_V,), (_V + 8,), (_F,), (1, 4)])
+
+
+def posed_buffers():
+    """Allocate ``query_posed``'s packed work arrays: float64, int64, bool and int8 (status)."""
+    return (np.zeros(_FLOAT_SIZE), np.zeros(_INT_SIZE, np.int64), np.zeros(_F, np.bool_),
+            np.full(1, int(Status.INACTIVE), np.int8))
+
+
+@njit(inline=True)
+def _view(buffer, layout):
+    start, shape = layout
+    size = 1
+    for extent in shape:
+        size *= extent
+    return buffer[start:start + size].reshape(shape)
+
+
+@njit(inline=True)
+def _unpack(floats, ints, flags):
+    """Rebuild workspace(), epa_workspace() and the output rows as views of the buffers."""
+    ws = (_view(floats, _FLOATS[0]), _view(ints, _INTS[0]), _view(floats, _FLOATS[1]),
+          _view(ints, _INTS[1]), _view(floats, _FLOATS[2]), _view(ints, _INTS[2]))
+    ep = (_view(floats, _FLOATS[3]), _view(ints, _INTS[3]), _view(ints, _INTS[4]),
+          _view(ints, _INTS[5]), _view(floats, _FLOATS[4]), flags, _view(ints, _INTS[6]),
+          _view(ints, _INTS[7]), _view(ints, _INTS[8]), _view(ints, _INTS[9]),
+          _view(floats, _FLOATS[5]), _view(ints, _INTS[10]), _view(ints, _INTS[11]),
+          _view(ints, _INTS[12]))
+    return ws, ep, _view(floats, _FLOATS[6]), _view(ints, _INTS[13])
+
+
 @njit
 def query_posed(vertices_a, offsets_a, indices_a, integers_a, floats_a, vertices_b, offsets_b,
-                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache, ws, ep, out,
-                hill_climb, tracking):
+                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache, floats, ints,
+                flags, status, hill_climb, tracking):
     """
     Validate both poses and run ``signed_distance``'s query in one compiled call.
 
-    The bodies come as their kernel arrays (``ConvexPolytope._kernel``); returns False, having
-    computed nothing, when a pose is not a finite rigid transform (the caller then names it).
-    One call instead of three, and fewer array arguments: numba's dispatch, not the query, is
-    most of a tracked single query's cost.
+    The bodies come as their kernel arrays (``ConvexPolytope._kernel``), the work arrays as
+    ``posed_buffers()``; returns False, having computed nothing, when a pose is not a finite
+    rigid transform (the caller then names it). One call instead of three, with few array
+    arguments: numba's dispatch, not the query, is most of a tracked single query's cost.
     """
     if not (_valid_pose(pose_a, tolerance) and _valid_pose(pose_b, tolerance)):
         return False
+    ws, ep, values, counts = _unpack(floats, ints, flags)
     simplex, simplex_index, weights, counters, rel, seeds = ws
     query_pair((vertices_a, offsets_a, indices_a), _kernel_body(integers_a, floats_a),
                (vertices_b, offsets_b, indices_b), _kernel_body(integers_b, floats_b),
                pose_a, pose_b, 0, cache[0], cache[1], cache[2], cache[3], cache[4:], simplex,
-               simplex_index, weights, counters, rel, seeds, ep, out[0], out[1], out[2],
+               simplex_index, weights, counters, rel, seeds, ep, values, status, counts,
                hill_climb, tracking)
     return True
+
+
+def posed_outputs(buffers):
+    """Return ``(values, status, counts)`` of output row 0 as views of ``posed_buffers()``."""
+    floats, ints, _, status = buffers
+    start, shape = _FLOATS[6]
+    values = floats[start:start + 11].reshape(shape)
+    start, shape = _INTS[13]
+    return values, status, ints[start:start + 4].reshape(shape)
