@@ -83,7 +83,7 @@ def _thread_buffers():
     buffers = getattr(_local, 'buffers', None)
     if buffers is None:
         work = posed_buffers()
-        buffers = (work, posed_outputs(work), SimplexCache()._arrays)
+        buffers = (work, posed_outputs(work), SimplexCache()._buffers)
         _local.buffers = buffers
     return buffers
 
@@ -145,8 +145,8 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
         arrays, tracking = cold, False
     else:
         cache._bind(a, b)
-        arrays, tracking = cache._arrays, True
-    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, arrays,
+        arrays, tracking = cache._buffers, True
+    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, *arrays,
                        *work, bool(hill_climb), tracking):
         check_poses(pose_a, 'pose_a', (4, 4))  # raises, naming the invalid pose
         check_poses(pose_b, 'pose_b', (4, 4))

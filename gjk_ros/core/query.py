@@ -32,10 +32,11 @@ import math
 import numpy as np
 
 from ._jit import njit
+from .cache import unpack_cache
 from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
                   epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP
+from .scene import B_BOUND, B_SWEEP, layout, view
 from .status import Status
 from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_POLYTOPE_REL, EPA_SMOOTH_REL,
                          SCALE_FLOOR, TOUCHING_REL)
@@ -281,22 +282,13 @@ def _valid_pose(p, tolerance):
     return det >= 0.0
 
 
-def _layout(shapes):
-    """Return (start, shape) of each array packed one after the other, and the total size."""
-    starts, total = [], 0
-    for shape in shapes:
-        starts.append((total, shape))
-        total += int(np.prod(shape))
-    return tuple(starts), total
-
-
 # signed_distance's work arrays (workspace(), epa_workspace(), output_arrays(1)) packed by dtype
 # into four buffers, rebuilt as views inside the kernel: numba's dispatch costs about 0.1 us per
 # array argument, and the 23 separate arrays cost more than the tracked query.
 _V, _F = EPA_MAX_VERTICES, EPA_MAX_FACES
-_FLOATS, _FLOAT_SIZE = _layout([(4, 4, 3), (4,), (3, 4), (4, _V, 3), (_F, 4), (3, 4), (1, 11)])
-_INTS, _INT_SIZE = _layout([(2, 4), (4,), (2,), (_V, 2), (_F, 3), (_F, 3), (_F,),
-                            (2 * _F + 8, 2), (_V + 8, 2), (4,), (_V,), (_V + 8,), (_F,), (1, 4)])
+_FLOATS, _FLOAT_SIZE = layout([(4, 4, 3), (4,), (3, 4), (4, _V, 3), (_F, 4), (3, 4), (1, 11)])
+_INTS, _INT_SIZE = layout([(2, 4), (4,), (2,), (_V, 2), (_F, 3), (_F, 3), (_F,),
+                           (2 * _F + 8, 2), (_V + 8, 2), (4,), (_V,), (_V + 8,), (_F,), (1, 4)])
 
 
 def posed_buffers():
@@ -306,42 +298,35 @@ def posed_buffers():
 
 
 @njit(inline=True)
-def _view(buffer, layout):
-    start, shape = layout
-    size = 1
-    for extent in shape:
-        size *= extent
-    return buffer[start:start + size].reshape(shape)
-
-
-@njit(inline=True)
 def _unpack(floats, ints, flags):
     """Rebuild workspace(), epa_workspace() and the output rows as views of the buffers."""
-    ws = (_view(floats, _FLOATS[0]), _view(ints, _INTS[0]), _view(floats, _FLOATS[1]),
-          _view(ints, _INTS[1]), _view(floats, _FLOATS[2]), _view(ints, _INTS[2]))
-    ep = (_view(floats, _FLOATS[3]), _view(ints, _INTS[3]), _view(ints, _INTS[4]),
-          _view(ints, _INTS[5]), _view(floats, _FLOATS[4]), flags, _view(ints, _INTS[6]),
-          _view(ints, _INTS[7]), _view(ints, _INTS[8]), _view(ints, _INTS[9]),
-          _view(floats, _FLOATS[5]), _view(ints, _INTS[10]), _view(ints, _INTS[11]),
-          _view(ints, _INTS[12]))
-    return ws, ep, _view(floats, _FLOATS[6]), _view(ints, _INTS[13])
+    ws = (view(floats, _FLOATS[0]), view(ints, _INTS[0]), view(floats, _FLOATS[1]),
+          view(ints, _INTS[1]), view(floats, _FLOATS[2]), view(ints, _INTS[2]))
+    ep = (view(floats, _FLOATS[3]), view(ints, _INTS[3]), view(ints, _INTS[4]),
+          view(ints, _INTS[5]), view(floats, _FLOATS[4]), flags, view(ints, _INTS[6]),
+          view(ints, _INTS[7]), view(ints, _INTS[8]), view(ints, _INTS[9]),
+          view(floats, _FLOATS[5]), view(ints, _INTS[10]), view(ints, _INTS[11]),
+          view(ints, _INTS[12]))
+    return ws, ep, view(floats, _FLOATS[6]), view(ints, _INTS[13])
 
 
 @njit
 def query_posed(vertices_a, offsets_a, indices_a, integers_a, floats_a, vertices_b, offsets_b,
-                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache, floats, ints,
-                flags, status, hill_climb, tracking):
+                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache_ints,
+                cache_floats, floats, ints, flags, status, hill_climb, tracking):
     """
     Validate both poses and run ``signed_distance``'s query in one compiled call.
 
-    The bodies come as their kernel arrays (``ConvexPolytope._kernel``), the work arrays as
-    ``posed_buffers()``; returns False, having computed nothing, when a pose is not a finite
-    rigid transform (the caller then names it). One call instead of three, with few array
-    arguments: numba's dispatch, not the query, is most of a tracked single query's cost.
+    The bodies come as their kernel arrays (``ConvexPolytope._kernel``), the cache as a
+    SimplexCache's two buffers, the work arrays as ``posed_buffers()``; returns False, having
+    computed nothing, when a pose is not a finite rigid transform (the caller then names it).
+    One call instead of three, with few array arguments: numba's dispatch, not the query, is
+    most of a tracked single query's cost.
     """
     if not (_valid_pose(pose_a, tolerance) and _valid_pose(pose_b, tolerance)):
         return False
     ws, ep, values, counts = _unpack(floats, ints, flags)
+    cache = unpack_cache(cache_ints, cache_floats)
     simplex, simplex_index, weights, counters, rel, seeds = ws
     query_pair((vertices_a, offsets_a, indices_a), _kernel_body(integers_a, floats_a),
                (vertices_b, offsets_b, indices_b), _kernel_body(integers_b, floats_b),
