@@ -45,10 +45,10 @@ def hull_points(count, seed):
 
 
 def sequence(steps):
-    """Return poses of B: 0.3 apart along x, drifting 1 mm per step along y."""
+    """Return poses of B: 0.3 apart along x (0.1 gap), swaying 2 cm along y (0.6 mm per step)."""
     poses = numpy.tile(numpy.eye(4), (steps, 1, 1))
     poses[:, 0, 3] = 0.3
-    poses[:, 1, 3] = 0.001 * numpy.arange(steps)
+    poses[:, 1, 3] = 0.02 * numpy.sin(2.0 * numpy.pi * numpy.arange(steps) / 200.0)
     return list(poses)
 
 
