@@ -79,7 +79,7 @@ $(STAMPS)/tf2_msgs: tools/build_tf2_msgs.sh tools/requirements-tf2-build.txt \
 INSTALL_INPUTS := Makefile setup.py setup.cfg package.xml tools/install_layout.py \
 	$(wildcard resource resource/* launch launch/* config config/*)
 
-install: venv $(STAMPS)/install
+install: venv $(STAMPS)/install $(STAMPS)/warmup
 
 # Editable install (the working tree is the code that runs), then the data files and the
 # executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
@@ -88,8 +88,12 @@ install: venv $(STAMPS)/install
 $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
 	$(PIP) install --quiet --no-build-isolation --use-pep517 -e . $(PIP_QUIET)
 	$(VENV_PYTHON) tools/install_layout.py $(VENV_DIR)
-	# Compile the geometry kernels into numba's cache now (about 1.5 minutes once), so that
-	# the node's first start serves distances in seconds, not after a minute of compiling.
+	touch $@
+
+# Compile the core's numba kernels into its cache now (about a minute on 2 cores), so that the
+# node and the tests start without compiling; redone when a core source changes, which drops
+# the cache (gjk_ros/core/_jit.py).
+$(STAMPS)/warmup: $(wildcard gjk_ros/core/*.py) $(STAMPS)/install
 	$(VENV_DIR)/bin/gjk-ros warmup
 	touch $@
 

@@ -23,6 +23,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -83,6 +84,8 @@ def _add_warmup(subparsers):
         description="Compile every geometry kernel entry point into numba's cache, so that "
                     'the first node start does not spend a minute compiling. Run it once '
                     'after installing (colcon: ros2 run gjk_ros gjk-ros warmup).')
+    parser.add_argument('--jobs', type=int, default=None,
+                        help='processes to compile in (default: one per core)')
     parser.set_defaults(handler=_run_warmup)
 
 
@@ -233,9 +236,13 @@ def find_bench_root():
 
 
 def _run_warmup(options, extra):
-    from gjk_ros.core.warmup import warm_up
+    from gjk_ros.core.warmup import cache_directory, warm_up
 
-    print('gjk-ros warmup: geometry kernels ready in %.1f s' % warm_up())
+    started = time.perf_counter()
+    seconds = warm_up(options.jobs)
+    groups = ', '.join('%s %.1f s' % item for item in seconds.items())
+    print('gjk-ros warmup: geometry kernels ready in %.1f s (%s); cache: %s'
+          % (time.perf_counter() - started, groups, cache_directory()))
     return 0
 
 

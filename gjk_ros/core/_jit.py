@@ -29,7 +29,7 @@ import pathlib
 
 import numba
 
-__all__ = ['njit']
+__all__ = ['njit', 'cache_directory']
 
 # Compiled kernels never allocate: every work array is sized up front in Python (coal's rule), so
 # numba's reference counting (NRT) is pure overhead here. Profiled 2026-11-21 with perf: 60% of a
@@ -40,19 +40,41 @@ _OPTIONS = {'cache': True, 'fastmath': False, 'nogil': True, 'error_model': 'num
             '_nrt': False}
 
 
+def _probe():
+    """Stand in for a kernel of this folder when asking numba where it caches them."""
+
+
+def cache_directory():
+    """
+    Return the folder numba caches this package's kernels in, for this process.
+
+    numba picks the first folder that it can write: ``$NUMBA_CACHE_DIR`` when set, else
+    ``__pycache__`` next to the sources, else the user's cache (``~/.cache/numba``, a read-only
+    install). Asking numba itself keeps the stale-cache guard on the folder that is really used;
+    should its internals move, the guard falls back to ``__pycache__``.
+    """
+    here = pathlib.Path(__file__).resolve().parent
+    try:
+        from numba.core.caching import FunctionCache
+        return pathlib.Path(FunctionCache(_probe).cache_path)
+    except Exception:  # any failure of numba internals: use the default folder
+        return here / '__pycache__'
+
+
 def _drop_stale_cache():
     """
     Delete this package's numba cache when any core source changed.
 
     numba checks only the stamp of a function's own file, so a kernel cached before an edit of
     a file it calls would be loaded with stale inlined code (seen as heap corruption when the
-    layout of the arrays they share changed). A hash of all core sources guards the whole set.
+    layout of the arrays they share changed). A hash of all core sources guards the whole set,
+    in whichever folder numba caches them (a read-only install caches in the user's folder).
     """
     here = pathlib.Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for source in sorted(here.glob('*.py')):
         digest.update(source.name.encode() + source.read_bytes())
-    cache = here / '__pycache__'
+    cache = cache_directory()
     stamp = cache / 'gjk_core_sources.sha256'
     try:
         if stamp.read_text() == digest.hexdigest():
@@ -60,7 +82,7 @@ def _drop_stale_cache():
     except OSError:
         pass
     try:
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         for entry in cache.iterdir():
             if entry.suffix in ('.nbi', '.nbc'):
                 entry.unlink(missing_ok=True)
@@ -68,7 +90,7 @@ def _drop_stale_cache():
         temporary.write_text(digest.hexdigest())
         temporary.replace(stamp)
     except OSError:
-        pass  # a read-only install: numba then falls back to its own cache directory
+        pass  # no writable folder at all: numba cannot cache either, and compiles every run
 
 
 _drop_stale_cache()

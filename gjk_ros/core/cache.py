@@ -23,9 +23,18 @@ and a warm query gives the same answer as a cold one, only sooner.
 
 import numpy as np
 
+from ._jit import njit
 from .epa import epa_store_arrays
+from .scene import layout, view
+from .tolerances import EPA_MAX_FACES, EPA_MAX_VERTICES
 
-__all__ = ['SimplexCache', 'cache_arrays']
+__all__ = ['SimplexCache', 'cache_arrays', 'unpack_cache']
+
+# A SimplexCache's arrays (``cache_arrays(1)``) are views of two buffers, int32 and float64, so
+# that signed_distance hands numba two arrays instead of eight (dispatch is paid per array).
+_INTS, _INT_SIZE = layout([(1,), (1, 4, 2), (1, 2), (1, 2), (1, EPA_MAX_VERTICES, 2),
+                           (1, EPA_MAX_FACES, 3), (1, EPA_MAX_FACES, 3)])
+_FLOATS, _FLOAT_SIZE = layout([(1, 4, 2, 3)])
 
 
 def cache_arrays(count):
@@ -39,6 +48,27 @@ def cache_arrays(count):
     return (np.zeros(count, np.int32), np.zeros((count, 4, 2), np.int32),
             np.zeros((count, 4, 2, 3)), np.zeros((count, 2), np.int32),
             *epa_store_arrays(count))
+
+
+def _single_cache():
+    """Return the two buffers of a one-pair cache and ``cache_arrays(1)`` as views of them."""
+    ints, floats = np.zeros(_INT_SIZE, np.int32), np.zeros(_FLOAT_SIZE)
+
+    def part(buffer, start_shape):
+        start, shape = start_shape
+        return buffer[start:start + int(np.prod(shape))].reshape(shape)
+
+    arrays = (part(ints, _INTS[0]), part(ints, _INTS[1]), part(floats, _FLOATS[0]),
+              *(part(ints, piece) for piece in _INTS[2:]))
+    return (ints, floats), arrays
+
+
+@njit(inline=True)
+def unpack_cache(ints, floats):
+    """Rebuild a one-pair ``cache_arrays`` tuple from a SimplexCache's two buffers."""
+    return (view(ints, _INTS[0]), view(ints, _INTS[1]), view(floats, _FLOATS[0]),
+            view(ints, _INTS[2]), view(ints, _INTS[3]), view(ints, _INTS[4]),
+            view(ints, _INTS[5]), view(ints, _INTS[6]))
 
 
 def copy_row(source, k, target, j):
@@ -65,7 +95,7 @@ class SimplexCache:
 
     def __init__(self):
         """Start empty: the first query is a cold start."""
-        self._arrays = cache_arrays(1)
+        self._buffers, self._arrays = _single_cache()
         self._bodies = None
 
     @property

@@ -14,16 +14,14 @@
 
 """The single-pair entry point, ``signed_distance``, and pose validation."""
 
-import math
 import threading
 
 import numpy as np
 
 from ._jit import njit
 from .cache import SimplexCache
-from .epa import epa_workspace
-from .query import output_arrays, query_single, workspace
-from .status import DistanceResult
+from .query import _valid_pose, posed_buffers, posed_outputs, query_posed
+from .status import DistanceResult, Status
 
 __all__ = ['signed_distance', 'check_poses', 'first_invalid_pose']
 
@@ -43,22 +41,7 @@ def first_invalid_pose(poses, tolerance):
     numpy version cost 30 us per update, more than the tracked queries of 100 pairs).
     """
     for b in range(poses.shape[0]):
-        p = poses[b]
-        for i in range(4):
-            for j in range(4):
-                if not math.isfinite(p[i, j]):
-                    return b
-        if p[3, 0] != 0.0 or p[3, 1] != 0.0 or p[3, 2] != 0.0 or p[3, 3] != 1.0:
-            return b
-        for i in range(3):
-            for j in range(3):
-                dot = p[0, i] * p[0, j] + p[1, i] * p[1, j] + p[2, i] * p[2, j]
-                if abs(dot - (1.0 if i == j else 0.0)) > tolerance:
-                    return b
-        det = (p[0, 0] * (p[1, 1] * p[2, 2] - p[1, 2] * p[2, 1])
-               - p[0, 1] * (p[1, 0] * p[2, 2] - p[1, 2] * p[2, 0])
-               + p[0, 2] * (p[1, 0] * p[2, 1] - p[1, 1] * p[2, 0]))
-        if det < 0.0:
+        if not _valid_pose(poses[b], tolerance):
             return b
     return -1
 
@@ -91,12 +74,42 @@ def check_poses(poses, name, shape=None):
 
 
 def _thread_buffers():
-    """Work arrays reused by every call in this thread (the kernels never allocate)."""
+    """
+    Work arrays reused by every call in this thread (the kernels never allocate).
+
+    The last item is the cache of a cold call: an untracked query empties and ignores it, so a
+    call without a SimplexCache allocates none.
+    """
     buffers = getattr(_local, 'buffers', None)
     if buffers is None:
-        buffers = (workspace(), epa_workspace(), output_arrays(1))
+        work = posed_buffers()
+        buffers = (work, posed_outputs(work), SimplexCache()._buffers)
         _local.buffers = buffers
     return buffers
+
+
+def _is_plain_pose(pose):
+    """Return True for a float64 C-contiguous (4, 4) ndarray: the kernel takes it as it is."""
+    return (type(pose) is np.ndarray and pose.dtype == np.float64 and pose.shape == (4, 4)
+            and pose.flags.c_contiguous)
+
+
+_STATUSES = tuple(Status)
+
+
+def _result(out):
+    """Build the DistanceResult of output row 0 (one copy; the vectors are views of it)."""
+    values, status, counts = out
+    row = values[0].copy()
+    n = counts[0].tolist()
+    result = object.__new__(DistanceResult)
+    # The dataclass is frozen: its __init__ sets each field through object.__setattr__, which
+    # cost more than the tracked query itself; the fields are the same.
+    result.__dict__.update(distance=float(row[0]), witness_a=row[1:4], witness_b=row[4:7],
+                           normal=row[7:10], status=_STATUSES[status[0]], iterations=n[0],
+                           error_bound=float(row[10]), support_calls=n[1],
+                           hill_climb_steps=n[2], epa_iterations=n[3])
+    return result
 
 
 def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
@@ -121,12 +134,20 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
         Distance, witness points, normal (A to B), status, error bound and counters.
 
     """
-    pose_a = check_poses(pose_a, 'pose_a', (4, 4))
-    pose_b = check_poses(pose_b, 'pose_b', (4, 4))
+    # Plain float64 matrices go to the kernel as they are and are validated there; anything
+    # else (lists, other dtypes, views) is converted and checked first.
+    if not _is_plain_pose(pose_a):
+        pose_a = check_poses(pose_a, 'pose_a', (4, 4))
+    if not _is_plain_pose(pose_b):
+        pose_b = check_poses(pose_b, 'pose_b', (4, 4))
+    work, out, cold = _thread_buffers()
     if cache is None:
-        cache = SimplexCache()
-    cache._bind(a, b)
-    ws, ep, out = _thread_buffers()
-    query_single(a._scene, b._scene, pose_a, pose_b, cache._arrays, ws, ep, out,
-                 bool(hill_climb))
-    return DistanceResult.from_row(out, 0)
+        arrays, tracking = cold, False
+    else:
+        cache._bind(a, b)
+        arrays, tracking = cache._buffers, True
+    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, *arrays,
+                       *work, bool(hill_climb), tracking):
+        check_poses(pose_a, 'pose_a', (4, 4))  # raises, naming the invalid pose
+        check_poses(pose_b, 'pose_b', (4, 4))
+    return _result(out)

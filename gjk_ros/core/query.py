@@ -32,14 +32,17 @@ import math
 import numpy as np
 
 from ._jit import njit
+from .cache import unpack_cache
 from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
                   epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
+from .scene import B_BOUND, B_SWEEP, layout, view
 from .status import Status
-from .tolerances import EPA_POLYTOPE_REL, EPA_SMOOTH_REL, SCALE_FLOOR, TOUCHING_REL
+from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_POLYTOPE_REL, EPA_SMOOTH_REL,
+                         SCALE_FLOOR, TOUCHING_REL)
 
-__all__ = ['query_pair', 'query_single', 'workspace', 'output_arrays']
+__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'posed_buffers',
+           'posed_outputs']
 
 # Columns of the output ``values`` array.
 V_DISTANCE, V_WITNESS_A, V_WITNESS_B, V_NORMAL, V_BOUND = 0, 1, 4, 7, 10
@@ -252,11 +255,91 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
                  scale, tolerance)
 
 
+@njit(inline=True)
+def _kernel_body(integers, floats):
+    """Return ``scene.scene_body``'s tuple from a body's kernel rows (see ConvexPolytope)."""
+    return (integers[0], integers[1], integers[2], integers[3], integers[4], floats[0],
+            floats[1], floats[2], floats[3], floats[4], floats[5], floats[6])
+
+
+@njit(inline=True)
+def _valid_pose(p, tolerance):
+    """Return True when ``p`` is a finite rigid transform (``distance.first_invalid_pose``)."""
+    for i in range(4):
+        for j in range(4):
+            if not math.isfinite(p[i, j]):
+                return False
+    if p[3, 0] != 0.0 or p[3, 1] != 0.0 or p[3, 2] != 0.0 or p[3, 3] != 1.0:
+        return False
+    for i in range(3):
+        for j in range(3):
+            dot = p[0, i] * p[0, j] + p[1, i] * p[1, j] + p[2, i] * p[2, j]
+            if abs(dot - (1.0 if i == j else 0.0)) > tolerance:
+                return False
+    det = (p[0, 0] * (p[1, 1] * p[2, 2] - p[1, 2] * p[2, 1])
+           - p[0, 1] * (p[1, 0] * p[2, 2] - p[1, 2] * p[2, 0])
+           + p[0, 2] * (p[1, 0] * p[2, 1] - p[1, 1] * p[2, 0]))
+    return det >= 0.0
+
+
+# signed_distance's work arrays (workspace(), epa_workspace(), output_arrays(1)) packed by dtype
+# into four buffers, rebuilt as views inside the kernel: numba's dispatch costs about 0.1 us per
+# array argument, and the 23 separate arrays cost more than the tracked query.
+_V, _F = EPA_MAX_VERTICES, EPA_MAX_FACES
+_FLOATS, _FLOAT_SIZE = layout([(4, 4, 3), (4,), (3, 4), (4, _V, 3), (_F, 4), (3, 4), (1, 11)])
+_INTS, _INT_SIZE = layout([(2, 4), (4,), (2,), (_V, 2), (_F, 3), (_F, 3), (_F,),
+                           (2 * _F + 8, 2), (_V + 8, 2), (4,), (_V,), (_V + 8,), (_F,), (1, 4)])
+
+
+def posed_buffers():
+    """Allocate ``query_posed``'s packed work arrays: float64, int64, bool and int8 (status)."""
+    return (np.zeros(_FLOAT_SIZE), np.zeros(_INT_SIZE, np.int64), np.zeros(_F, np.bool_),
+            np.full(1, int(Status.INACTIVE), np.int8))
+
+
+@njit(inline=True)
+def _unpack(floats, ints, flags):
+    """Rebuild workspace(), epa_workspace() and the output rows as views of the buffers."""
+    ws = (view(floats, _FLOATS[0]), view(ints, _INTS[0]), view(floats, _FLOATS[1]),
+          view(ints, _INTS[1]), view(floats, _FLOATS[2]), view(ints, _INTS[2]))
+    ep = (view(floats, _FLOATS[3]), view(ints, _INTS[3]), view(ints, _INTS[4]),
+          view(ints, _INTS[5]), view(floats, _FLOATS[4]), flags, view(ints, _INTS[6]),
+          view(ints, _INTS[7]), view(ints, _INTS[8]), view(ints, _INTS[9]),
+          view(floats, _FLOATS[5]), view(ints, _INTS[10]), view(ints, _INTS[11]),
+          view(ints, _INTS[12]))
+    return ws, ep, view(floats, _FLOATS[6]), view(ints, _INTS[13])
+
+
 @njit
-def query_single(scene_a, scene_b, pose_a, pose_b, cache, ws, ep, out, hill_climb):
-    """Run ``signed_distance``'s query: pair 0 of a one-pair cache and output."""
+def query_posed(vertices_a, offsets_a, indices_a, integers_a, floats_a, vertices_b, offsets_b,
+                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache_ints,
+                cache_floats, floats, ints, flags, status, hill_climb, tracking):
+    """
+    Validate both poses and run ``signed_distance``'s query in one compiled call.
+
+    The bodies come as their kernel arrays (``ConvexPolytope._kernel``), the cache as a
+    SimplexCache's two buffers, the work arrays as ``posed_buffers()``; returns False, having
+    computed nothing, when a pose is not a finite rigid transform (the caller then names it).
+    One call instead of three, with few array arguments: numba's dispatch, not the query, is
+    most of a tracked single query's cost.
+    """
+    if not (_valid_pose(pose_a, tolerance) and _valid_pose(pose_b, tolerance)):
+        return False
+    ws, ep, values, counts = _unpack(floats, ints, flags)
+    cache = unpack_cache(cache_ints, cache_floats)
     simplex, simplex_index, weights, counters, rel, seeds = ws
-    query_pair(scene_geometry(scene_a), scene_body(scene_a, 0), scene_geometry(scene_b),
-               scene_body(scene_b, 0), pose_a, pose_b, 0, cache[0], cache[1], cache[2],
-               cache[3], cache[4:], simplex, simplex_index, weights, counters, rel, seeds, ep,
-               out[0], out[1], out[2], hill_climb, True)
+    query_pair((vertices_a, offsets_a, indices_a), _kernel_body(integers_a, floats_a),
+               (vertices_b, offsets_b, indices_b), _kernel_body(integers_b, floats_b),
+               pose_a, pose_b, 0, cache[0], cache[1], cache[2], cache[3], cache[4:], simplex,
+               simplex_index, weights, counters, rel, seeds, ep, values, status, counts,
+               hill_climb, tracking)
+    return True
+
+
+def posed_outputs(buffers):
+    """Return ``(values, status, counts)`` of output row 0 as views of ``posed_buffers()``."""
+    floats, ints, _, status = buffers
+    start, shape = _FLOATS[6]
+    values = floats[start:start + 11].reshape(shape)
+    start, shape = _INTS[13]
+    return values, status, ints[start:start + 4].reshape(shape)

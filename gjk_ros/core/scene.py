@@ -26,7 +26,7 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ['build_scene', 'scene_body', 'scene_geometry']
+__all__ = ['build_scene', 'scene_body', 'scene_geometry', 'layout', 'view']
 
 
 def build_scene(bodies):
@@ -76,3 +76,22 @@ def scene_body(scene, i):
     return (vertex_start[i], vertex_start[i + 1] - vertex_start[i], offset_start[i],
             index_start[i], kinds[i], params[i, 0], params[i, 1], params[i, 2], params[i, 3],
             params[i, 4], params[i, 5], params[i, 6])
+
+
+def layout(shapes):
+    """Return (start, shape) of each array packed one after the other, and the total size."""
+    starts, total = [], 0
+    for shape in shapes:
+        starts.append((total, shape))
+        total += int(np.prod(shape))
+    return tuple(starts), total
+
+
+@njit(inline=True)
+def view(buffer, start_shape):
+    """Return the array at ``start_shape`` (from ``layout``) of a packed buffer."""
+    start, shape = start_shape
+    size = 1
+    for extent in shape:
+        size *= extent
+    return buffer[start:start + size].reshape(shape)

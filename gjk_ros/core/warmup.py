@@ -13,61 +13,115 @@
 # limitations under the License.
 
 """
-Compile (or load from numba's cache) every kernel entry point the package calls.
+Compile every kernel of the core ahead of use, so that no process waits for numba.
 
-The core's kernels compile on first use: a minute or more on a fresh install, which a node
-would otherwise spend before its first distances. ``warm_up`` runs one tiny query through each
-entry point (a PairSet update, tracked and cold, separated and overlapping; a sequence update;
-single ``signed_distance`` calls) with the argument types the package uses, so that numba
-compiles them once and caches them next to the sources. ``make install`` runs it (``gjk-ros
-warmup``); a colcon user runs ``ros2 run gjk_ros gjk-ros warmup`` once after building, or lets
-the first node start pay it. On a read-only install numba caches in ``NUMBA_CACHE_DIR`` instead
-(set it to a writable folder, e.g. ``~/.cache/gjk_ros/numba``, for the node and the warm-up).
+The core's kernels are compiled on first use and cached (``cache=True``); the first,
+uncached compilation takes a minute or more, because the tracked hot path is inlined. Running
+``gjk-ros warmup`` once after an install (``make install`` does; a colcon user runs ``ros2 run
+gjk_ros gjk-ros warmup`` after ``colcon build``) fills the cache
+with every specialisation that ``PairSet`` (the node, the planner) and ``signed_distance``
+use: later processes only load it.
+
+The entry points are compiled in separate processes, one per core, because a numba
+compilation is single-threaded and holds the GIL. Each runs the public API on a few bodies, so
+the argument types are exactly those of a real call; a new argument type would be a new
+specialisation, compiled on first use again.
+
+Where the cache goes: numba writes it next to the sources (``gjk_ros/core/__pycache__``) when
+that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user's cache
+(``~/.cache/numba``). A read-only install is therefore warmed per user, by running the warm-up
+as that user (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
 """
 
+from concurrent.futures import ProcessPoolExecutor
+import os
 import time
 
-import numpy
+import numpy as np
 
-from .cache import SimplexCache
-from .distance import signed_distance
-from .pairset import PairSet
-from .polytope import ConvexPolytope
+__all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'cache_directory']
 
-__all__ = ['warm_up']
+# Entry points compiled together share their non-inlined callees (update_sequence calls
+# update's kernel), so they stay in one process.
+GROUPS = ('pairset', 'signed_distance')
 
 
 def _bodies():
-    """Return a box, a sphere, a cylinder and a point hull: every kind of support."""
-    points = numpy.random.default_rng(0).normal(size=(40, 3))
-    return [ConvexPolytope.box([0.1, 0.1, 0.1]), ConvexPolytope.sphere(0.1),
-            ConvexPolytope.cylinder(0.1, 0.3), ConvexPolytope.from_points(points)]
+    """Return one body of each kind the kernels branch on (types do not depend on the kind)."""
+    from .polytope import ConvexPolytope
+    return [ConvexPolytope.box([0.1, 0.1, 0.1]), ConvexPolytope.cylinder(0.05, 0.2),
+            ConvexPolytope.sphere(0.05)]
 
 
-def warm_up():
+def _poses(count, spacing):
+    poses = np.tile(np.eye(4), (count, 1, 1))
+    poses[:, 0, 3] = spacing * np.arange(count)
+    return poses
+
+
+def _warm_pairset():
+    """Compile PairSet.update (with and without a mask) and PairSet.update_sequence."""
+    from .pairset import PairSet
+    bodies = _bodies()
+    pairs = PairSet(bodies, [[0, 1], [1, 2], [0, 2]])
+    poses = _poses(len(bodies), 0.15)
+    pairs.update(poses)
+    pairs.update(poses, active=np.array([True, False, True]), max_distance=1.0)
+    pairs.update_sequence(np.stack([poses, _poses(len(bodies), 0.3)]))
+
+
+def _warm_signed_distance():
+    """Compile signed_distance, cold and tracked."""
+    from .cache import SimplexCache
+    from .distance import signed_distance
+    box, cylinder, _ = _bodies()
+    pose_a, pose_b = _poses(2, 0.12)
+    cache = SimplexCache()
+    for _ in range(2):
+        signed_distance(box, pose_a, cylinder, pose_b, cache)
+    signed_distance(box, pose_a, box, pose_b, hill_climb=False)
+
+
+_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance}
+
+
+def warm_up_group(name):
     """
-    Run every entry point once; return the seconds it took.
+    Compile (or load from the cache) the kernels of one entry point group in this process.
 
-    Separated and overlapping poses are both used, so GJK and EPA are compiled.
+    Returns the seconds it took.
     """
     started = time.perf_counter()
-    bodies = _bodies()
-    pairs = numpy.array([[0, 1], [0, 2], [0, 3], [1, 2]], dtype=numpy.int64)
-    for hill_climb in (True, False):
-        for tracking in (True, False):
-            pair_set = PairSet(bodies, pairs, hill_climb=hill_climb, tracking=tracking)
-            for gap in (0.5, 0.0):  # apart, then overlapping (EPA)
-                poses = numpy.tile(numpy.eye(4), (len(bodies), 1, 1))
-                poses[:, 0, 3] = numpy.arange(len(bodies)) * gap
-                pair_set.update(poses)
-                pair_set.update(poses, active=numpy.ones(len(pairs), dtype=bool),
-                                max_distance=1.0)
-    pair_set.update_sequence(numpy.tile(numpy.eye(4), (2, len(bodies), 1, 1)))
-    apart = numpy.eye(4)
-    apart[0, 3] = 0.5
-    for pose in (apart, numpy.eye(4)):
-        cache = SimplexCache()
-        signed_distance(bodies[0], numpy.eye(4), bodies[3], pose, cache)
-        signed_distance(bodies[0], numpy.eye(4), bodies[3], pose, cache)
-        signed_distance(bodies[1], numpy.eye(4), bodies[2], pose)
+    _WARMERS[name]()
     return time.perf_counter() - started
+
+
+def warm_up(jobs=None):
+    """
+    Compile every kernel the node, PairSet and signed_distance use, into numba's cache.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Processes to compile in (default: one per core, at most one per group). 1 compiles in
+        this process, which then needs no compilation later either.
+
+    Returns
+    -------
+    dict
+        Seconds per group.
+
+    """
+    if jobs is None:
+        jobs = min(len(GROUPS), os.cpu_count() or 1)
+    if jobs <= 1:
+        return {name: warm_up_group(name) for name in GROUPS}
+    # Separate processes: numba compiles on one thread and holds the GIL while doing it.
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return dict(zip(GROUPS, pool.map(warm_up_group, GROUPS)))
+
+
+def cache_directory():
+    """Return the folder numba keeps the core's compiled kernels in, for this user."""
+    from ._jit import cache_directory as locate
+    return locate()

@@ -304,7 +304,7 @@ class DistanceNode(Node):
 
     def _warm_up(self):
         """Compile (or load from numba's cache) the core kernels before the first cycle."""
-        self.get_logger().debug('core ready in %.2f s' % warm_up())
+        self.get_logger().debug('core ready in %.2f s' % sum(warm_up(jobs=1).values()))
 
     def close(self):
         """Stop the ingestion worker (the node is being destroyed)."""
