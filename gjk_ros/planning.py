@@ -29,11 +29,12 @@ are apart; when pieces overlap it is the deepest piece overlap, the usual measur
 convex pieces). Self-collision pairs are all pairs of links with geometry except those joined
 by a joint (adjacent, as MoveIt's default) and the SRDF's ``disable_collisions``.
 
-Padding (as the node's ``padding`` and MoveIt's ``link_padding``): a pair's padding is the global
-``padding`` plus the link's ``link_padding`` plus the obstacle's padding (or the second link's
-``link_padding``). It is subtracted from the signed distance, the witness on the first body is
-moved along the normal by ``padding + link_padding[first]`` and the witness on the second against
-it by its own padding, so ``witness_b - witness_a == distance * normal`` still holds.
+Padding (as the node's ``padding`` and MoveIt's ``link_padding``): every link is inflated by
+the global ``padding`` plus its ``link_padding``, an obstacle by its own padding. A pair's
+padding is the sum of its two bodies' (a self pair gets the global padding twice, once per
+link). It is subtracted from the signed distance, the witness on the first body is moved along
+the normal by that body's padding and the witness on the second against it by its own, so
+``witness_b - witness_a == distance * normal`` still holds.
 
 Conventions are the core's: normals from the first body (the link, or the earlier link in
 :attr:`RobotDistances.links` order) towards the second, world frame, signed distances.
@@ -407,7 +408,7 @@ class RobotDistances:
 
     def _padding_arrays(self, body_pairs):
         own = np.array([self.padding + self.link_padding.get(a, 0.0) for a, _, _ in body_pairs])
-        other = np.array([self.link_padding.get(b, 0.0) if is_self
+        other = np.array([self.padding + self.link_padding.get(b, 0.0) if is_self
                           else self._obstacle_padding[self.obstacles.index(b)]
                           for _, b, is_self in body_pairs])
         self._pad_first, self._pad_second = own, other

@@ -41,6 +41,12 @@ LAUNCH = REPO_ROOT / 'launch' / 'gjk_distance.launch.py'
     ('link_include', ['arm', ''], 'non-empty'),
     ('allowed_pairs', ['arm'], 'link_pattern:obstacle_pattern'),
     ('allowed_pairs', [':box/*'], 'link_pattern:obstacle_pattern'),
+    ('link_padding', ['panda_hand'], "'pattern:metres'"),
+    ('link_padding', ['panda_hand:-0.1'], "'pattern:metres'"),
+    ('link_padding', ['panda_hand:nan'], "'pattern:metres'"),
+    ('obstacle_padding', [':0.1'], "'pattern:metres'"),
+    ('obstacle_padding', ['people/*:1e9'], "'pattern:metres'"),
+    ('obstacle_padding', ['a:0.1'] * 1001, 'at most 1000 entries'),
     ('static_obstacles', '{not: [closed', 'YAML'),
     ('static_obstacles', '{"name": "x"}', 'expected a list'),
     ('static_obstacles', '[{"type": "box"}]', 'name'),
@@ -55,7 +61,8 @@ def test_bad_values_are_rejected_with_a_reason(name, value, reason):
     ('rate_hz', 1000.0), ('rate_hz', 30), ('tf_timeout', 0.01), ('max_distance', math.inf),
     ('padding', 0.0), ('fixed_frame', 'base_link'), ('link_exclude', []),
     ('allowed_pairs', ['gripper*:*', '*:table']), ('static_obstacles', ''),
-    ('hill_climbing', False),
+    ('hill_climbing', False), ('link_padding', ['panda_hand:0.02', 'panda_link[67]:0.01']),
+    ('obstacle_padding', ['people/*:0.3', 'ns:with:colons/*:0']),
 ])
 def test_good_values_pass(name, value):
     assert validate_parameter(name, value) is None
@@ -158,3 +165,13 @@ def test_live_parameters(live_node):
     assert live_node.get_parameter('rate_hz').value == 50.0
     descriptor = live_node.describe_parameter('rate_hz')
     assert descriptor.description and descriptor.floating_point_range[0].to_value == 1000.0
+
+
+def test_padding_of_a_body_is_its_first_matching_entry():
+    config = Config.from_values({'padding': 0.01, 'link_padding': ['hand:0.02', 'h*:0.5'],
+                                 'obstacle_padding': ['people/*:0.3', 'people/7:0.9']})
+    assert config.link_padding_of('hand') == pytest.approx(0.03)
+    assert config.link_padding_of('head') == pytest.approx(0.51)
+    assert config.link_padding_of('arm') == pytest.approx(0.01)
+    assert config.obstacle_padding_of('people/7') == pytest.approx(0.3)
+    assert config.obstacle_padding_of('table/0') == 0.0

@@ -18,7 +18,8 @@ import math
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros import PairStatus, read_distances
-from node_harness import LATCHED_QOS, matrix, NodeProcess, Scene, STARTUP_TIMEOUT, wait_until
+from node_harness import (find_record, LATCHED_QOS, Marker, marker, matrix, NodeProcess, Parameter, Scene,
+                          STARTUP_TIMEOUT, wait_until)
 import pytest
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import String
@@ -73,6 +74,7 @@ def test_self_pairs_exclude_joined_links_and_follow_the_srdf(ros_env, tmp_path):
                    scene.message('min_distance').data == pytest.approx(record.distance),
                    what='min_distance to count the self pair')
         assert all(r.obstacle not in ('base', 'upper', 'hand') for r in scene.records())
+        check_per_body_padding(scene, node, exact)
         semantic = scene.node.create_publisher(String, '/robot_description_semantic',
                                                LATCHED_QOS)
         semantic.publish(String(data=SRDF))
@@ -80,3 +82,23 @@ def test_self_pairs_exclude_joined_links_and_follow_the_srdf(ros_env, tmp_path):
                    node_process=node)
         wait_until(lambda: scene.message('min_distance').data == math.inf,
                    what='nothing left in scope (allow_no_obstacles)')
+
+
+def check_per_body_padding(scene, node, exact):
+    """link_padding inflates one link of the self pair, obstacle_padding one obstacle."""
+    (result,) = scene.set_node_parameters([Parameter('link_padding', value=['hand:0.02'])])
+    assert result.successful, result.reason
+    wait_until(lambda: self_records(scene)[0].distance == pytest.approx(
+        exact - 2 * PADDING - 0.02, abs=1e-9), what='link_padding on the hand',
+        node_process=node)
+    # A 0.1 m cube centred 0.5 m beside the 0.2 m base: 0.35 m apart before padding.
+    scene.send_markers([marker('crate', 0, xyz=(0.5, 0.0, 0.0))])
+    (result,) = scene.set_node_parameters([Parameter('obstacle_padding', value=['crate/*:0.05'])])
+    assert result.successful, result.reason
+
+    def crate_distance():
+        record = find_record(scene.records(), 'base', 'crate/0')
+        return None if record is None else record.distance
+    wait_until(lambda: crate_distance() == pytest.approx(0.35 - PADDING - 0.05, abs=1e-9),
+               what='obstacle_padding on the crate', node_process=node)
+    scene.send_markers([marker('crate', 0, action=Marker.DELETE)])

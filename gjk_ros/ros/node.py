@@ -443,8 +443,7 @@ class DistanceNode(Node):
         self._refresh_layout()
         poses, inputs, stamp = self._piece_poses(now)
         started = time.perf_counter()
-        records = self._tracker.compute(poses, inputs, self._config.max_distance,
-                                        self._config.padding)
+        records = self._tracker.compute(poses, inputs, self._config.max_distance)
         self._stats.add(time.perf_counter() - started, self._tracker.computed_pairs,
                         self._tracker.warm_pairs, self._tracker.iterations)
         reasons = self._readiness(now)
@@ -668,6 +667,7 @@ class DistanceNode(Node):
         config = self._config
         return (self._bodies.version, config.link_include, config.link_exclude,
                 config.obstacle_include, config.obstacle_exclude, config.allowed_pairs,
+                config.padding, config.link_padding, config.obstacle_padding,
                 config.self_collision, id(self._adjacent_links), id(self._disabled_links))
 
     def _body_state(self, kind, name):
@@ -706,7 +706,8 @@ class DistanceNode(Node):
             self._self_pairs = self_collision_pairs(
                 [name for name, *_ in links], self._adjacent_links,
                 lambda first, second: frozenset((first, second)) in disabled)
-        layout = build_layout(links, obstacles, self._config.pair_allowed, self._self_pairs)
+        layout = build_layout(links, obstacles, self._config.pair_allowed, self._self_pairs,
+                              self._config.link_padding_of, self._config.obstacle_padding_of)
         self._self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self._piece_locations = [self._locations[uid] for uid in layout.piece_uids]
         self._piece_sources = [(kind, key[1]) if key[0] == 'marker' else None

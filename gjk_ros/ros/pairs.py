@@ -53,7 +53,9 @@ class RecordSpec:
     ``state`` is the worse body state of the two: VALID when both bodies are complete,
     PENDING when some geometry is still being built, INVALID when some geometry was rejected.
     A record that is not VALID here has no piece pairs (a missing piece could be the closest)
-    and is published with that status.
+    and is published with that status. ``link_padding`` inflates the link (the first link of
+    a self pair), ``obstacle_padding`` the obstacle (the second link): both come off the
+    distance (see ``PairTracker.compute``).
     """
 
     link: str
@@ -64,6 +66,8 @@ class RecordSpec:
     stop: int
     state: int
     self_pair: bool = False
+    link_padding: float = 0.0
+    obstacle_padding: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,12 @@ class TrackerLayout:
     records: list
 
 
-def build_layout(links, obstacles, pair_allowed, self_pairs=()):
+def _no_padding(name):
+    return 0.0
+
+
+def build_layout(links, obstacles, pair_allowed, self_pairs=(), link_padding=_no_padding,
+                 obstacle_padding=_no_padding):
     """
     Enumerate the records and piece pairs of the bodies in scope.
 
@@ -101,6 +110,8 @@ def build_layout(links, obstacles, pair_allowed, self_pairs=()):
     self_pairs : iterable of (str, str)
         (link, link) pairs measured for self-collision; their records follow the
         link-obstacle ones, with ``self_pair`` set and ``obstacle_id`` the second link's id.
+    link_padding, obstacle_padding : callable(str) -> float
+        Metres by which a link (either link of a self pair) and an obstacle are inflated.
 
     Returns
     -------
@@ -127,7 +138,8 @@ def build_layout(links, obstacles, pair_allowed, self_pairs=()):
                 pairs += [(index_of(a), index_of(b)) for a in link_pieces
                           for b in obstacle_pieces]
             records.append(RecordSpec(link, obstacle, link_id, obstacle_id, start, len(pairs),
-                                      state))
+                                      state, link_padding=link_padding(link),
+                                      obstacle_padding=obstacle_padding(obstacle)))
     by_name = {body[0]: body for body in links}
     for first, second in self_pairs:
         (_, first_id, first_pieces, first_state) = by_name[first]
@@ -136,7 +148,8 @@ def build_layout(links, obstacles, pair_allowed, self_pairs=()):
         if state == PairStatus.VALID:
             pairs += [(index_of(a), index_of(b)) for a in first_pieces for b in second_pieces]
         records.append(RecordSpec(first, second, first_id, second_id, start, len(pairs), state,
-                                  self_pair=True))
+                                  self_pair=True, link_padding=link_padding(first),
+                                  obstacle_padding=link_padding(second)))
     pair_array = numpy.array(pairs, dtype=numpy.int64).reshape(-1, 2)
     return TrackerLayout(piece_uids, pair_array, records)
 
@@ -162,7 +175,7 @@ class PairTracker:
         self.hill_climb = hill_climb
         self.tracking = tracking
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
-        self._specs = _SpecArrays.of(self.layout.records)
+        self._specs = _SpecArrays(self.layout.records)
         self._pair_set = None
         self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
@@ -200,10 +213,10 @@ class PairTracker:
                     pair_set.set_cache(k, self._pair_set.get_cache(old_index[key]))
                     computed_last[k] = self._computed_last[old_index[key]]
         self.layout, self._pair_set, self._pair_keys = layout, pair_set, keys
-        self._specs = _SpecArrays.of(layout.records)
+        self._specs = _SpecArrays(layout.records)
         self._computed_last = computed_last
 
-    def compute(self, poses, piece_inputs, max_distance, padding):
+    def compute(self, poses, piece_inputs, max_distance):
         """
         Update every pair whose inputs are good and reduce to records.
 
@@ -214,9 +227,10 @@ class PairTracker:
         piece_inputs : (n,) int
             InputState of each piece.
         max_distance : float
-            Reported distances beyond this are skipped by the bounding-sphere test.
-        padding : float
-            Subtracted from every distance; the link witness moves along the normal.
+            Pairs whose padded distance is surely beyond this are skipped (bounding spheres).
+            Each record's ``link_padding + obstacle_padding`` comes off its distance; the link
+            witness moves along the normal by the first, the obstacle witness against it by
+            the second, so ``obstacle - link == distance * normal`` still holds.
 
         Returns
         -------
@@ -235,10 +249,10 @@ class PairTracker:
         if self._pair_set is not None:
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
-            # A self pair is padded on both links: cull at max_distance + 2 * padding.
+            # Cull at the largest padding: a padded pair may be within max_distance.
             self._update_pairs(poses, pair_inputs == InputState.OK,
-                               max_distance + 2.0 * padding)
-            self._reduce(records, status, pair_inputs, padding)
+                               max_distance + specs.max_padding)
+            self._reduce(records, status, pair_inputs)
         records['status'] = status
         return records
 
@@ -251,7 +265,7 @@ class PairTracker:
         self.iterations = int(pair_set.iterations[computed].sum())
         self._computed_last = computed
 
-    def _reduce(self, records, status, pair_inputs, padding):
+    def _reduce(self, records, status, pair_inputs):
         """
         Reduce piece pairs to records: worst input first, else the closest measured pair.
 
@@ -288,17 +302,18 @@ class PairTracker:
         approximate = numpy.isin(pair_set.status[best], _APPROXIMATE)
         status[rows] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
         normal = pair_set.normal[best]
-        # padding inflates links: a link witness moves along the normal by it, and a self
-        # pair's second link too (towards the first), so both paddings come off the distance.
-        second = numpy.where(specs.self_pair[rows], padding, 0.0)[:, None]
-        link_witness = pair_set.witness_a[best] + padding * normal
+        # Padding inflates bodies: the link witness moves along the normal by the link's, the
+        # obstacle's (or second link's) against it by its own; both come off the distance.
+        first = specs.link_padding[rows][:, None]
+        second = specs.obstacle_padding[rows][:, None]
+        link_witness = pair_set.witness_a[best] + first * normal
         _fill_vectors(records, rows, ('link_x', 'link_y', 'link_z'), link_witness)
         # x, y, z: the same point as float32, for RViz (see records.py).
         _fill_vectors(records, rows, ('x', 'y', 'z'), link_witness)
         _fill_vectors(records, rows, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
                       pair_set.witness_b[best] - second * normal)
         _fill_vectors(records, rows, ('normal_x', 'normal_y', 'normal_z'), normal)
-        records['distance'][rows] = pair_set.distance[best] - padding - second[:, 0]
+        records['distance'][rows] = pair_set.distance[best] - first[:, 0] - second[:, 0]
         records['error_bound'][rows] = pair_set.error_bound[best]
 
 
@@ -312,20 +327,20 @@ class _SpecArrays:
     Building them from the spec list on every cycle was O(records) Python work per cycle.
     """
 
-    def __init__(self, link_id, obstacle_id, start, owner, state, self_pair):
-        self.link_id, self.obstacle_id, self.start = link_id, obstacle_id, start
-        self.owner, self.state, self.self_pair = owner, state, self_pair
-        self.count = link_id.size
-
-    @classmethod
-    def of(cls, specs):
+    def __init__(self, specs):
         start = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
         counts = numpy.array([spec.stop - spec.start for spec in specs], dtype=numpy.int64)
-        return cls(numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32),
-                   numpy.array([spec.obstacle_id for spec in specs], dtype=numpy.uint32),
-                   start, numpy.repeat(numpy.arange(len(specs)), counts),
-                   numpy.array([spec.state for spec in specs], dtype=numpy.int64),
-                   numpy.array([spec.self_pair for spec in specs], dtype=bool))
+        self.link_id = numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32)
+        self.obstacle_id = numpy.array([spec.obstacle_id for spec in specs],
+                                       dtype=numpy.uint32)
+        self.start, self.owner = start, numpy.repeat(numpy.arange(len(specs)), counts)
+        self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
+        self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)
+        self.link_padding = numpy.array([spec.link_padding for spec in specs], dtype=float)
+        self.obstacle_padding = numpy.array([spec.obstacle_padding for spec in specs],
+                                            dtype=float)
+        self.max_padding = float((self.link_padding + self.obstacle_padding).max(initial=0.0))
+        self.count = len(specs)
 
 
 def _fill_vectors(records, rows, names, values):

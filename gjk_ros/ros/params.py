@@ -108,6 +108,13 @@ PARAMETERS = (
     ParameterSpec('padding', 'double', 0.0,
                   'Safety margin subtracted from every distance, metres (inflates the link).',
                   low=0.0, high=1000.0),
+    ParameterSpec('link_padding', 'string_array', [],
+                  "Per-link padding (MoveIt's link_padding) as 'link_pattern:metres' entries, "
+                  'added to padding for the links a pattern matches; the first matching entry '
+                  'wins.'),
+    ParameterSpec('obstacle_padding', 'string_array', [],
+                  "Per-obstacle padding as 'obstacle_pattern:metres' entries (names are ns/id "
+                  'or the static_obstacles name); the first matching entry wins.'),
     ParameterSpec('self_collision', 'bool', False,
                   'Also measure link-link pairs (all but links joined by a joint and the '
                   'disable_collisions pairs of robot_description_semantic) on '
@@ -189,10 +196,40 @@ def _validate_double(spec, value):
     return None
 
 
+# Padding entries per parameter, and the largest padding (the bound of ``padding`` too).
+MAX_PADDING_ENTRIES = 1000
+MAX_PADDING = 1000.0
+
+
+def parse_padding_entry(entry):
+    """
+    Split a ``'pattern:metres'`` padding entry into (pattern, metres).
+
+    The last colon separates, so a pattern may contain colons. Raises ValueError with the
+    reason (the entry is quoted: a parameter value, not file content).
+    """
+    pattern, colon, number = entry.rpartition(':')
+    try:
+        metres = float(number)
+    except ValueError:
+        metres = math.nan
+    if not colon or not pattern or not 0.0 <= metres <= MAX_PADDING:
+        raise ValueError("entries must look like 'pattern:metres' with metres in [0, %g], got %r"
+                         % (MAX_PADDING, entry))
+    return pattern, metres
+
+
 def _validate_patterns(spec, value):
+    if len(value) > MAX_PADDING_ENTRIES and spec.name.endswith('_padding'):
+        return 'at most %d entries, got %d' % (MAX_PADDING_ENTRIES, len(value))
     for pattern in value:
         if not isinstance(pattern, str) or not pattern:
             return 'patterns must be non-empty strings, got %r' % (pattern,)
+        if spec.name.endswith('_padding'):
+            try:
+                parse_padding_entry(pattern)
+            except ValueError as error:
+                return str(error)
         if spec.name == 'allowed_pairs':
             link_pattern, colon, obstacle_pattern = pattern.partition(':')
             if not colon or not link_pattern or not obstacle_pattern:
@@ -416,6 +453,8 @@ class Config:
     obstacle_exclude: tuple = ()
     allowed_pairs: tuple = ()
     padding: float = 0.0
+    link_padding: tuple = ()
+    obstacle_padding: tuple = ()
     self_collision: bool = False
     self_collision_in_min_distance: bool = True
     static_obstacles: str = ''
@@ -478,6 +517,14 @@ class Config:
         return _matches(name, self.obstacle_include) and \
             not _matches(name, self.obstacle_exclude)
 
+    def link_padding_of(self, link):
+        """Padding of a link: ``padding`` plus its first matching ``link_padding`` entry."""
+        return self.padding + _first_padding(link, self.link_padding)
+
+    def obstacle_padding_of(self, obstacle):
+        """Padding of an obstacle: its first matching ``obstacle_padding`` entry, else 0."""
+        return _first_padding(obstacle, self.obstacle_padding)
+
     def pair_allowed(self, link, obstacle):
         """Whether the (link, obstacle) pair passes ``allowed_pairs`` (empty allows all)."""
         if not self.allowed_pairs:
@@ -488,3 +535,11 @@ class Config:
                     fnmatch.fnmatchcase(obstacle, obstacle_pattern):
                 return True
         return False
+
+
+def _first_padding(name, entries):
+    for entry in entries:
+        pattern, metres = parse_padding_entry(entry)
+        if fnmatch.fnmatchcase(name, pattern):
+            return metres
+    return 0.0
