@@ -18,8 +18,8 @@ import math
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros import PairStatus, read_distances
-from node_harness import (find_record, LATCHED_QOS, Marker, marker, matrix, NodeProcess, Parameter, Scene,
-                          STARTUP_TIMEOUT, wait_until)
+from node_harness import (find_record, LATCHED_QOS, Marker, marker, matrix, NodeProcess,
+                          Parameter, Scene, STARTUP_TIMEOUT, wait_until)
 import pytest
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import String

@@ -518,11 +518,11 @@ class Config:
             not _matches(name, self.obstacle_exclude)
 
     def link_padding_of(self, link):
-        """Padding of a link: ``padding`` plus its first matching ``link_padding`` entry."""
+        """Return a link's padding: ``padding`` plus its first matching ``link_padding``."""
         return self.padding + _first_padding(link, self.link_padding)
 
     def obstacle_padding_of(self, obstacle):
-        """Padding of an obstacle: its first matching ``obstacle_padding`` entry, else 0."""
+        """Return an obstacle's padding: its first matching ``obstacle_padding``, else 0."""
         return _first_padding(obstacle, self.obstacle_padding)
 
     def pair_allowed(self, link, obstacle):
