@@ -204,8 +204,9 @@ def _check_urdf(path, resolver):
 def _check_mesh(path, resolver):
     info = resolver.load_mesh_info(os.path.abspath(path))
     convexity = 'convex' if info.is_convex else (
-        f'not convex (a face lies {info.concavity:.3g} m inside its hull; the node uses the '
-        'hull and warns once)')
+        f'not convex: its hull reaches {info.hull_deviation:.3g} m '
+        f'(+-{info.hull_deviation_error:.2g} m) beyond the mesh surface; the node uses the hull '
+        '(and warns above hull_warning_threshold) unless decompose_meshes selects it')
     return [f'{path}: {convexity}, {info.vertex_count} distinct vertices',
             f'  {_describe_shape("hull", info.hull)}'], []
 

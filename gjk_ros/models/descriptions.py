@@ -95,7 +95,7 @@ def piece_from_description(body: str, frame_id: str, description: Mapping, *,
                                    description.get('rpy', (0.0, 0.0, 0.0)))
         shape = _shape(kind, description, body, resolver or default_resolver())
     return CollisionPiece(body, frame_id, origin, shape.polytope, shape.description,
-                          shape.warnings)
+                          shape.warnings, shape.mesh)
 
 
 def _check_keys(kind: str, description: Mapping):
@@ -135,7 +135,7 @@ def _mesh(description: Mapping, body: str, resolver: ResourceResolver) -> primit
     if scale.size != 3:
         raise ValueError(f'scale must be one number or three, got {description["scale"]!r}')
     return mesh_shape(resolver.load_mesh_info(uri, scale), f'mesh {uri}', scale, body,
-                      resolver.hull_warning_threshold)
+                      resolver.hull_warning_threshold, uri)
 
 
 def _point_set(description: Mapping) -> primitives.Shape:

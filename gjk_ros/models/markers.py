@@ -125,7 +125,7 @@ def marker_to_piece(marker, *, resolver: ResourceResolver | None = None) -> Coll
     with blame(body, type_name):
         shape = build(marker, body, resolver or default_resolver())
     return CollisionPiece(body, frame_id, origin, shape.polytope, shape.description,
-                          shape.warnings)
+                          shape.warnings, shape.mesh)
 
 
 def _scale(marker) -> np.ndarray:
@@ -193,7 +193,7 @@ def _mesh_resource(marker, body, resolver) -> primitives.Shape:
     if marker.mesh_resource:
         info = resolver.load_mesh_info(marker.mesh_resource, scale)
         return mesh_shape(info, f'mesh {marker.mesh_resource}', scale, body,
-                          resolver.hull_warning_threshold)
+                          resolver.hull_warning_threshold, marker.mesh_resource)
     mesh_file = getattr(marker, 'mesh_file', None)
     data = bytes(getattr(mesh_file, 'data', b'') or b'')
     if not data:

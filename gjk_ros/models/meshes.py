@@ -377,7 +377,7 @@ def _supported_type(name: str, extension: str) -> str:
 
 
 def mesh_shape(info: MeshInfo, label: str, scale, body: str,
-               hull_warning_threshold: float = HULL_WARNING_THRESHOLD) -> Shape:
+               hull_warning_threshold: float = HULL_WARNING_THRESHOLD, uri: str = '') -> Shape:
     """
     Describe a loaded mesh hull as a Shape, with the non-convexity warning naming ``body``.
 
@@ -394,6 +394,9 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str,
     hull_warning_threshold : float
         Metres: a non-convex mesh is reported only when its hull surface gets farther than
         this from the mesh surface (a near-convex CAD mesh costs nothing worth a warning).
+    uri : str
+        The mesh file's URI, if it has one: a non-convex mesh's Shape then names it in
+        ``mesh``, so that a convex decomposition can replace the hull.
 
     """
     scale = np.asarray(scale, dtype=np.float64)
@@ -402,12 +405,13 @@ def mesh_shape(info: MeshInfo, label: str, scale, body: str,
     if info.is_convex:
         return Shape(info.hull, description)
     description = f'{description}, not convex'
+    mesh = (uri, tuple(float(s) for s in scale)) if uri else ()
     if info.hull_deviation <= hull_warning_threshold:
-        return Shape(info.hull, description)
+        return Shape(info.hull, description, (), mesh)
     warning = (f'{body}: {label} is not convex; using its convex hull, which reaches '
                f'{info.hull_deviation:.3g} m (+-{info.hull_deviation_error:.2g} m) beyond the '
                'mesh surface (distances are up to that much short)')
-    return Shape(info.hull, description, (warning,))
+    return Shape(info.hull, description, (warning,), mesh)
 
 
 def triangles_hull(name: str, triangles) -> MeshInfo:

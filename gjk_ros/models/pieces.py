@@ -43,6 +43,9 @@ class CollisionPiece:
     warnings : tuple of str
         Things the user should hear about once (mesh replaced by its hull, ellipsoid
         approximated by a polytope), each naming the body.
+    mesh : tuple
+        ``(uri, (sx, sy, sz))`` when ``shape`` is the hull of a non-convex mesh file (what a
+        convex decomposition may replace), else ``()``.
 
     """
 
@@ -52,6 +55,7 @@ class CollisionPiece:
     shape: ConvexPolytope
     description: str
     warnings: tuple[str, ...] = ()
+    mesh: tuple = ()
 
     def __post_init__(self):
         origin = np.array(self.origin, dtype=np.float64)

@@ -54,6 +54,9 @@ class Shape(NamedTuple):
     polytope: ConvexPolytope
     description: str
     warnings: tuple[str, ...] = ()
+    # (uri, (sx, sy, sz)) of a non-convex mesh file this is the hull of, else (): what a
+    # convex decomposition would replace (see gjk_ros.models.decomposition).
+    mesh: tuple = ()
 
 
 def box(size) -> Shape:

@@ -174,7 +174,8 @@ def _collision_piece(link: str, collision, resolver: ResourceResolver) -> Collis
     else:
         pose = xyz_rpy_to_matrix()
     shape = _geometry_shape(link, _geometry_element(collision), resolver)
-    return CollisionPiece(link, link, pose, shape.polytope, shape.description, shape.warnings)
+    return CollisionPiece(link, link, pose, shape.polytope, shape.description, shape.warnings,
+                          shape.mesh)
 
 
 def _geometry_element(collision) -> ElementTree.Element:
@@ -202,7 +203,7 @@ def _geometry_shape(link: str, element, resolver: ResourceResolver) -> primitive
         scale = parse_numbers(element.get('scale', '1 1 1'), 'mesh scale', 3)
         info = resolver.load_mesh_info(uri, scale)
         return mesh_shape(info, f'mesh {uri}', scale, link,
-                          resolver.hull_warning_threshold)
+                          resolver.hull_warning_threshold, uri)
     raise ValueError(f'unsupported geometry <{kind}> (expected box, cylinder, sphere, mesh '
                      'or capsule)')
 

@@ -232,3 +232,23 @@ def link_statuses(node_name, records, link_names, obstacle_names, tracked_links)
 def error_status(node_name, name, reason):
     """Build an ERROR entry for one rejected body or input."""
     return _status(node_name, name, ERROR, reason)
+
+
+def decomposition_status(node_name, waiting, failures):
+    """
+    Build the decomposition entry (only when ``decompose_meshes`` is set).
+
+    Waiting meshes are OK (their hull is conservative: distances can only be shorter); a failed
+    one is a WARN, since that body stays on its hull for good.
+    """
+    level, problems = OK, []
+    if waiting:
+        problems.append('%d mesh(es) use their hull until decomposed: %s'
+                        % (len(waiting), _listed(waiting)))
+    if failures:
+        level = WARN
+        problems.append('%d decomposition(s) failed, hull kept: %s'
+                        % (len(failures), _listed(['%s (%s)' % item
+                                                   for item in sorted(failures.items())])))
+    return _status(node_name, 'decomposition', level, '; '.join(problems) or 'all parts ready',
+                   _values(waiting=len(waiting), failed=len(failures)))

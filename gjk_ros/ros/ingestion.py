@@ -143,12 +143,18 @@ class Ingestor:
       ``disable_collisions`` pairs, as frozensets.
     - ``submit(('param', kind), (text, fixed_frame))``: a body-description parameter; value a
       list of (name, index, CollisionPiece or ModelError).
+    - ``submit(('decompose', uri, scale), (settings, cache_dir))``: CoACD parts of a mesh file
+      (from the disk cache when there); value a tuple of ConvexPolytope. The node runs these in
+      an Ingestor of their own, whose ``job_timeout_s`` is ``decomposition_timeout``, so that
+      minutes of CoACD never delay a marker.
 
     ``submit`` is latest-wins per key; ``poll`` returns finished results (never blocks).
     """
 
-    def __init__(self, limits=IngestLimits(), package_paths=None):
+    def __init__(self, limits=IngestLimits(), package_paths=None,
+                 timeout_parameter='ingest_timeout'):
         self._limits = limits
+        self._timeout_parameter = timeout_parameter
         self._package_paths = package_paths
         self._condition = threading.Condition()
         self._queued = collections.OrderedDict()
@@ -299,9 +305,9 @@ class Ingestor:
 
     def _failure_reason(self):
         limits = self._limits
-        return ('took longer than ingest_timeout (%g s) or exceeded ingest_memory_mb (%d MiB); '
+        return ('took longer than %s (%g s) or exceeded ingest_memory_mb (%d MiB); '
                 'the geometry worker was restarted'
-                % (limits.job_timeout_s, limits.worker_memory_mb))
+                % (self._timeout_parameter, limits.job_timeout_s, limits.worker_memory_mb))
 
     def _ensure_worker(self):
         if self._limits_changed:
@@ -361,6 +367,8 @@ def _body_of(key):
         return 'robot_description'
     if key[0] == 'param':
         return 'static_obstacles' if key[1] == 'obstacle' else 'link_geometry'
+    if key[0] == 'decompose':
+        return key[1]
     return '~/obstacles' if key[1] == 'obstacle' else '~/links'
 
 
@@ -464,6 +472,8 @@ class _WorkerState:
                 return self.urdf(payload), None
             if key[0] == 'srdf':
                 return self.srdf(payload), None
+            if key[0] == 'decompose':
+                return self.decompose(key[1], key[2], *payload, progress), None
             return self.parameter(key[1], *payload), None
         except ModelError as error:
             return None, error
@@ -507,6 +517,25 @@ class _WorkerState:
         except Exception as error:  # noqa: B902 -- any decoding failure is a rejection
             raise ModelError(body, 'not a std_msgs/String (%s)' % type(error).__name__) \
                 from None
+
+    # convex decomposition -------------------------------------------------------------------
+
+    def decompose(self, uri, scale, settings, cache_dir, progress):
+        """Return the CoACD parts of a mesh file as ConvexPolytopes (models.decomposition)."""
+        from gjk_ros.core import ConvexPolytope
+        from gjk_ros.models import ModelError
+        from gjk_ros.models.decomposition import decompose_mesh_file
+        progress(uri)
+        self.resolver.load_mesh_info(uri, scale)  # the mesh size limits, before CoACD reads it
+        try:
+            parts = decompose_mesh_file(self.resolver.resolve(uri), scale, settings,
+                                        cache_dir or None)
+            return tuple(ConvexPolytope.from_points(part) for part in parts)
+        except ImportError:
+            raise ModelError(uri, 'cannot decompose: the coacd package is not installed '
+                                  '(pip install coacd)') from None
+        except (ValueError, RuntimeError) as error:
+            raise ModelError(uri, 'decomposition failed (%s)' % type(error).__name__) from None
 
     # static_obstacles / link_geometry -------------------------------------------------------
 

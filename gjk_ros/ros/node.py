@@ -56,14 +56,15 @@ from gjk_ros.core.warmup import warm_up
 from gjk_ros.models import ModelError, piece_from_description
 from gjk_ros.models.kinematics import self_collision_pairs
 from gjk_ros.ros import diagnostics
-from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE, TrackedPiece
+from gjk_ros.ros.decomposer import MeshDecomposer
 from gjk_ros.ros.ingestion import Ingestor, lifetime_expiry, marker_count
 from gjk_ros.ros.markers import MarkerBuilder, PieceView
 from gjk_ros.ros.outputs import make_cloud, min_distance
 from gjk_ros.ros.pacing import CyclePacer
 from gjk_ros.ros.pairs import build_layout, InputState, PairTracker
-from gjk_ros.ros.params import (Config, LIMIT_PARAMETERS, PARAMETERS, parse_body_descriptions,
-                                validate_parameter)
+from gjk_ros.ros.params import (Config, DECOMPOSITION_PARAMETERS, LIMIT_PARAMETERS, PARAMETERS,
+                                parse_body_descriptions, validate_parameter)
 from gjk_ros.ros.placement import MarkerPlacement
 from gjk_ros.ros.problems import ProblemLog
 from gjk_ros.ros.qos import LATCHED_QOS, MARKER_QOS, OUTPUT_QOS, TF_QOS, TF_STATIC_QOS
@@ -190,6 +191,9 @@ class DistanceNode(Node):
         self._sources = SourceMonitor()
         self._configure_sources()
         self._ingestor = Ingestor(self._limits())
+        self._decomposer = MeshDecomposer(
+            lambda limits: Ingestor(limits, timeout_parameter='decomposition_timeout'))
+        self._configure_decomposition()
         self._tracker = PairTracker(self._config.hill_climbing, self._config.tracking)
         self._last_marker_message = {OBSTACLE: None, LINK: None}
         self._model = _ModelState()
@@ -205,7 +209,8 @@ class DistanceNode(Node):
         self._layout_key = None
         self._piece_locations = []
         self._piece_sources = []
-        self._locations = {}
+        self._piece_shapes, self._piece_marker_ids = [], []
+        self._locations, self._layout_shapes = {}, {}
         self._pose_cache = (None, None, None)
         self._tracked_link_ids = []
         self._last_records = None
@@ -267,6 +272,13 @@ class DistanceNode(Node):
     def _limits(self):
         return self._config.ingest_limits()
 
+    def _configure_decomposition(self):
+        config = self._config
+        limits = replace(self._limits(), job_timeout_s=config.decomposition_timeout)
+        self._decomposer.configure(config.decompose_meshes, config.decomposition_threshold,
+                                   config.decomposition_cache, limits)
+        self._report_decomposition_failures()
+
     def _configure_sources(self):
         config = self._config
         self._sources.configure(config.obstacle_timeout, config.static_obstacle_namespaces,
@@ -307,8 +319,9 @@ class DistanceNode(Node):
         self.get_logger().debug('core ready in %.2f s' % sum(warm_up(jobs=1).values()))
 
     def close(self):
-        """Stop the ingestion worker (the node is being destroyed)."""
+        """Stop the ingestion workers (the node is being destroyed)."""
         self._ingestor.close()
+        self._decomposer.close()
 
     def _now(self):
         """Node-clock time in seconds (the clock of every receive time and expiry)."""
@@ -410,6 +423,8 @@ class DistanceNode(Node):
             self._configure_sources()
         if changed & LIMIT_PARAMETERS:
             self._ingestor.set_limits(self._limits())
+        if changed & LIMIT_PARAMETERS or changed & DECOMPOSITION_PARAMETERS:
+            self._configure_decomposition()
         if (old.hill_climbing, old.tracking) != (self._config.hill_climbing,
                                                  self._config.tracking):
             self._tracker = PairTracker(self._config.hill_climbing, self._config.tracking)
@@ -471,9 +486,9 @@ class DistanceNode(Node):
                 not self._markers_pub.get_subscription_count():
             return
         self._last_markers_publish = monotonic
-        views = [PieceView(kind, name, _piece_index(key), self._bodies.piece_by_key(
-                     kind, name, key).piece.shape, poses[index],
-                     _STATUS_OF_INPUT[int(inputs[index])], self._names.id_of(kind, name)[0])
+        views = [PieceView(kind, name, self._piece_marker_ids[index], self._piece_shapes[index],
+                           poses[index], _STATUS_OF_INPUT[int(inputs[index])],
+                           self._names.id_of(kind, name)[0])
                  for index, (kind, name, key) in enumerate(self._piece_locations)]
         self._markers_pub.publish(self._marker_builder.build(
             records[~self._self_mask], header, views, self._config.max_distance))
@@ -484,9 +499,18 @@ class DistanceNode(Node):
         self._submit_parameter_bodies()
         for result in self._ingestor.poll(RESULTS_PER_CYCLE):
             self._apply_result(result)
+        if self._decomposer.poll():
+            self._report_decomposition_failures()
         for kind, _, key in self._bodies.expire(now, keep=self._keep_expired):
             self._markers.pop((kind, key), None)
         self._report_body_problems()
+
+    def _report_decomposition_failures(self):
+        failures = self._decomposer.failures()
+        for uri, reason in failures.items():
+            self._problems.report(('decomposition', uri), "mesh '%s' keeps its hull: %s"
+                                  % (uri, reason), level='warning')
+        self._problems.keep_only(('decomposition',), {('decomposition', uri) for uri in failures})
 
     def _keep_expired(self, kind, name, key, expires):
         """
@@ -668,7 +692,8 @@ class DistanceNode(Node):
         return (self._bodies.version, config.link_include, config.link_exclude,
                 config.obstacle_include, config.obstacle_exclude, config.allowed_pairs,
                 config.padding, config.link_padding, config.obstacle_padding,
-                config.self_collision, id(self._adjacent_links), id(self._disabled_links))
+                config.self_collision, id(self._adjacent_links), id(self._disabled_links),
+                self._decomposer.version)
 
     def _body_state(self, kind, name):
         if self._bodies.errors(kind, name):
@@ -683,18 +708,34 @@ class DistanceNode(Node):
             if not in_scope(name):
                 continue
             body_id, _ = self._names.id_of(kind, name)
-            keyed = self._bodies.keyed_pieces(kind, name)
-            bodies.append((name, body_id, [tracked for _, tracked in keyed],
-                           self._body_state(kind, name)))
-            self._locations.update({tracked.uid: (kind, name, key) for key, tracked in keyed})
+            pieces = []
+            for key, tracked in self._bodies.keyed_pieces(kind, name):
+                for part in self._layout_pieces(tracked):
+                    self._locations[part.uid] = (kind, name, key)
+                    self._layout_shapes[part.uid] = part.piece.shape
+                    pieces.append(part)
+            bodies.append((name, body_id, pieces, self._body_state(kind, name)))
         return bodies
+
+    def _layout_pieces(self, tracked):
+        """
+        Return the tracked pieces that stand for one body piece: itself, or its convex parts.
+
+        A part shares the piece's frame and origin (so its pose, expiry and source are the
+        piece's); its uid ``(piece uid, part index)`` keeps its simplex caches across rebuilds.
+        """
+        parts = self._decomposer.parts_for(tracked.piece)
+        if not parts:
+            return [tracked]
+        return [TrackedPiece((tracked.uid, index), replace(tracked.piece, shape=shape))
+                for index, shape in enumerate(parts)]
 
     def _refresh_layout(self):
         key = self._scope_key()
         if key == self._layout_key:
             return
         self._layout_key = key
-        self._locations = {}
+        self._locations, self._layout_shapes = {}, {}
         before = self._names.as_dict()
         links = self._bodies_in_scope(LINK, self._config.link_in_scope)
         obstacles = self._bodies_in_scope(OBSTACLE, self._config.obstacle_in_scope)
@@ -712,9 +753,12 @@ class DistanceNode(Node):
         self._piece_locations = [self._locations[uid] for uid in layout.piece_uids]
         self._piece_sources = [(kind, key[1]) if key[0] == 'marker' else None
                                for kind, _, key in self._piece_locations]
-        shapes = [self._bodies.piece_by_key(*location).piece.shape
-                  for location in self._piece_locations]
-        self._tracker.rebuild(layout, shapes)
+        self._piece_shapes = [self._layout_shapes[uid] for uid in layout.piece_uids]
+        # A decomposed piece's parts share its key: their marker ids add the part index.
+        self._piece_marker_ids = [
+            _piece_index(key if not isinstance(uid, tuple) else key + ('part', uid[1]))
+            for uid, (_, _, key) in zip(layout.piece_uids, self._piece_locations)]
+        self._tracker.rebuild(layout, self._piece_shapes)
         self._tracked_link_ids = [body_id for _, body_id, _, _ in links]
         self._pose_cache = (None, None, None)
         self._stats.rebuilds += 1
@@ -1020,6 +1064,9 @@ class DistanceNode(Node):
         if self._model.error is not None:
             statuses.append(diagnostics.error_status(name, 'robot_description',
                                                      self._model.error))
+        if config.decompose_meshes:
+            statuses.append(diagnostics.decomposition_status(
+                name, self._decomposer.waiting(), self._decomposer.failures()))
         message = DiagnosticArray(status=statuses)
         message.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics_pub.publish(message)

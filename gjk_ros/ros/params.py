@@ -127,6 +127,20 @@ PARAMETERS = (
     ParameterSpec('link_geometry', 'string', '',
                   'Extra collision pieces for links (a tool, a held part), in the '
                   'static_obstacles format where name is the link; empty for none.'),
+    ParameterSpec('decompose_meshes', 'string_array', [],
+                  'fnmatch patterns of mesh URIs (URDF <mesh filename>, marker mesh_resource, '
+                  'static_obstacles uri) to split into convex parts with CoACD when not '
+                  'convex; each part is tracked. Off the compute path: a body uses its hull '
+                  'until its parts are ready (diagnostics say which).'),
+    ParameterSpec('decomposition_threshold', 'double', 0.05,
+                  "CoACD's concavity threshold (relative to the mesh size): smaller gives more, "
+                  'tighter parts.', low=0.01, high=1.0),
+    ParameterSpec('decomposition_timeout', 'double', 600.0,
+                  'Seconds one mesh may take to decompose; past it the body keeps its hull.',
+                  low=0.0, high=86400.0, positive=True),
+    ParameterSpec('decomposition_cache', 'string', '',
+                  'Folder of the decomposition cache (parts keyed by mesh content and '
+                  "settings); '' for $XDG_CACHE_HOME/gjk_ros/decomposition."),
     ParameterSpec('max_points', 'integer', _LIMITS.max_points,
                   'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; '
                   'a bigger body is rejected with a reason naming it.', low=1, high=10**8),
@@ -175,6 +189,11 @@ LIMIT_PARAMETERS = frozenset({
     'max_mesh_triangles', 'max_description_bytes', 'max_parameter_bytes', 'max_nesting',
     'max_yaml_nodes', 'ingest_timeout', 'ingest_memory_mb', 'hull_warning_threshold'})
 """The parameters that bound input (see ``Config.ingest_limits``)."""
+
+DECOMPOSITION_PARAMETERS = frozenset({
+    'decompose_meshes', 'decomposition_threshold', 'decomposition_timeout',
+    'decomposition_cache'})
+"""The parameters of the convex decomposition (see gjk_ros.ros.decomposer)."""
 
 _PYTHON_TYPES = {
     'string': (str,),
@@ -459,6 +478,10 @@ class Config:
     self_collision_in_min_distance: bool = True
     static_obstacles: str = ''
     link_geometry: str = ''
+    decompose_meshes: tuple = ()
+    decomposition_threshold: float = 0.05
+    decomposition_timeout: float = 600.0
+    decomposition_cache: str = ''
     max_points: int = _LIMITS.max_points
     max_markers_per_message: int = _LIMITS.max_markers_per_message
     max_message_bytes: int = _LIMITS.max_message_bytes
