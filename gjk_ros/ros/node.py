@@ -53,8 +53,6 @@ import zlib
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.core.warmup import warm_up
-from gjk_ros.models import ModelError, piece_from_description
-from gjk_ros.models.kinematics import self_collision_pairs
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE, TrackedPiece
 from gjk_ros.ros.decomposer import MeshDecomposer
@@ -190,7 +188,7 @@ class DistanceNode(Node):
         self._names = NameRegistry()
         self._sources = SourceMonitor()
         self._configure_sources()
-        self._ingestor = Ingestor(self._limits())
+        self._ingestor = Ingestor(self._limits(), start_worker=True)
         self._decomposer = MeshDecomposer(
             lambda limits: Ingestor(limits, timeout_parameter='decomposition_timeout'))
         self._configure_decomposition()
@@ -604,7 +602,7 @@ class DistanceNode(Node):
             if (name, key) not in wanted:
                 self._bodies.remove(kind, name, key)
         for name, index, value in entries:
-            if isinstance(value, ModelError):
+            if isinstance(value, Exception):  # a ModelError from the worker
                 self._bodies.set_error(kind, name, ('param', index), value.reason)
             else:
                 self._bodies.set_piece(kind, name, ('param', index), value)
@@ -744,6 +742,9 @@ class DistanceNode(Node):
         self._self_pairs = ()
         if self._config.self_collision:
             disabled = self._disabled_links
+            # Imported here: gjk_ros.models brings trimesh (0.45 s), which only the worker
+            # needs otherwise; the node's start waits for its imports.
+            from gjk_ros.models.kinematics import self_collision_pairs
             self._self_pairs = self_collision_pairs(
                 [name for name, *_ in links], self._adjacent_links,
                 lambda first, second: frozenset((first, second)) in disabled)
@@ -1105,6 +1106,7 @@ def _parameter_problem(name, value, limits=None):
 
 def _check_primitive_pieces(text, limits=None):
     """Build the primitive pieces of a body-description parameter; the first error, or None."""
+    from gjk_ros.models import ModelError, piece_from_description  # see _refresh_layout
     try:
         bodies = parse_body_descriptions(text, limits)
     except ValueError as error:
