@@ -209,7 +209,7 @@ class DistanceNode(Node):
         self._piece_sources = []
         self._piece_shapes, self._piece_marker_ids = [], []
         self._locations, self._layout_shapes = {}, {}
-        self._pose_cache = (None, None, None)
+        self._pose_cache = (None, None)
         self._tracked_link_ids = []
         self._last_records = None
         self._last_ready = ([], False)
@@ -761,7 +761,7 @@ class DistanceNode(Node):
             for uid, (_, _, key) in zip(layout.piece_uids, self._piece_locations)]
         self._tracker.rebuild(layout, self._piece_shapes)
         self._tracked_link_ids = [body_id for _, body_id, _, _ in links]
-        self._pose_cache = (None, None, None)
+        self._pose_cache = (None, None)
         self._stats.rebuilds += 1
         self._sources.forget_unused({source for source in self._piece_sources if source}
                                     | self._marker_sources())
@@ -778,15 +778,22 @@ class DistanceNode(Node):
 
     def _piece_frames_and_origins(self):
         """
-        Frame id and origin of each layout piece; cached until a piece or placement changes.
+        Frames and origins of the layout pieces; cached until a piece or placement changes.
 
         A marker piece that is not frame-locked is placed in ``fixed_frame`` at its stamp;
         until that is possible its frame is None (the piece is STALE).
+
+        Returns
+        -------
+        tuple of (list of str, (n, 4, 4) float, (n,) int)
+            The distinct frames, each piece's origin, and each piece's index into the frames
+            (``len(frames)`` for a piece without a frame): many pieces share a frame, so the
+            cycle looks each frame up once.
         """
         cache_key = (self._bodies.revision, self._placement_revision, self._config.fixed_frame)
-        key, frames, origins = self._pose_cache
-        if key == cache_key and frames is not None:
-            return frames, origins
+        key, cached = self._pose_cache
+        if key == cache_key and cached is not None:
+            return cached
         fixed_frame = self._config.fixed_frame
         frames, origins = [], numpy.empty((len(self._piece_locations), 4, 4))
         for index, (kind, name, key) in enumerate(self._piece_locations):
@@ -797,8 +804,12 @@ class DistanceNode(Node):
                 frame, origin = self._placed(state.placement, fixed_frame)
             frames.append(frame)
             origins[index] = numpy.eye(4) if origin is None else origin
-        self._pose_cache = (cache_key, frames, origins)
-        return frames, origins
+        distinct = sorted({frame for frame in frames if frame is not None})
+        position = {frame: index for index, frame in enumerate(distinct)}
+        frame_index = numpy.array([position.get(frame, len(distinct)) for frame in frames],
+                                  dtype=numpy.int64)
+        self._pose_cache = (cache_key, (distinct, origins, frame_index))
+        return self._pose_cache[1]
 
     def _placed(self, placement, fixed_frame):
         """(frame, origin) of a marker piece, or (None, None) while it cannot be placed."""
@@ -843,22 +854,22 @@ class DistanceNode(Node):
         """
         config = self._config
         self._place_markers(config.fixed_frame)
-        frames, origins = self._piece_frames_and_origins()
+        frames, origins, frame_index = self._piece_frames_and_origins()
         now_ns, timeout_ns = int(now * 1e9), int(config.tf_timeout * 1e9)
-        lookups = self._frames.lookup_many(config.fixed_frame,
-                                           {frame for frame in frames if frame is not None},
-                                           now_ns=now_ns, timeout_ns=timeout_ns)
+        lookups = self._frames.lookup_many(config.fixed_frame, frames, now_ns=now_ns,
+                                           timeout_ns=timeout_ns)
         self._report_frames(lookups)
-        frame_poses = numpy.tile(numpy.eye(4), (len(frames), 1, 1))
-        inputs = numpy.full(len(frames), InputState.STALE, dtype=numpy.int64)
+        # One row per distinct frame, and a last one (identity, STALE) for "no frame".
+        frame_poses = numpy.tile(numpy.eye(4), (len(frames) + 1, 1, 1))
+        frame_inputs = numpy.full(len(frames) + 1, InputState.STALE, dtype=numpy.int64)
         for index, frame in enumerate(frames):
-            lookup = lookups.get(frame)
-            if lookup is not None:
-                inputs[index] = _INPUT_OF_FRAME[lookup.status]
-                if lookup.status == TfStatus.OK:
-                    frame_poses[index] = lookup.matrix
+            lookup = lookups[frame]
+            frame_inputs[index] = _INPUT_OF_FRAME[lookup.status]
+            if lookup.status == TfStatus.OK:
+                frame_poses[index] = lookup.matrix
+        inputs = frame_inputs[frame_index]
         with numpy.errstate(all='ignore'):  # overflow is caught by _check_poses
-            poses = numpy.matmul(frame_poses, origins)
+            poses = numpy.matmul(frame_poses[frame_index], origins)
         stamps = [lookup.stamp_ns for lookup in lookups.values()
                   if lookup.status == TfStatus.OK and lookup.dynamic]
         self._check_poses(poses, inputs)
@@ -927,7 +938,10 @@ class DistanceNode(Node):
     def _report_frames(self, lookups):
         """Log a frame once when it stops being usable and once when it recovers."""
         config = self._config
+        previous = self._frame_states
         for frame, lookup in lookups.items():
+            if previous.get(frame) == lookup.status == TfStatus.OK:
+                continue  # nothing to log; the common case, skipped for the cycle's sake
             key = ('frame', frame)
             if lookup.status == TfStatus.OK:
                 self._problems.resolve(key, "frame '%s' recovered" % frame)
@@ -936,7 +950,8 @@ class DistanceNode(Node):
             self._problems.report(key, "frame '%s' to '%s': %s; its pairs are %s"
                                   % (frame, config.fixed_frame, lookup.reason,
                                      'INVALID' if level == 'error' else 'STALE'), level=level)
-        self._problems.keep_only(('frame',), {('frame', frame) for frame in lookups})
+        if previous.keys() != lookups.keys():
+            self._problems.keep_only(('frame',), {('frame', frame) for frame in lookups})
         self._frame_states = {frame: lookup.status for frame, lookup in lookups.items()}
 
     # -- readiness ---------------------------------------------------------------------------
@@ -976,10 +991,15 @@ class DistanceNode(Node):
         return 'waiting for robot_description'
 
     def _link_frames_without_transform(self):
+        cached = self._pose_cache[1]
+        if cached is None:
+            return []
+        distinct, _, frame_index = cached
         frames = set()
         for index, (kind, _, _) in enumerate(self._piece_locations):
             if kind == LINK:
-                frame = self._pose_cache[1][index] if self._pose_cache[1] else None
+                frame = distinct[frame_index[index]] if frame_index[index] < len(distinct) \
+                    else None
                 if frame is None or self._frame_states.get(frame) != TfStatus.OK:
                     frames.add(str(frame))
         return sorted(frames)
