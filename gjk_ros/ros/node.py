@@ -1126,11 +1126,13 @@ def _parameter_problem(name, value, limits=None):
 
 def _check_primitive_pieces(text, limits=None):
     """Build the primitive pieces of a body-description parameter; the first error, or None."""
-    from gjk_ros.models import ModelError, piece_from_description  # see _refresh_layout
     try:
         bodies = parse_body_descriptions(text, limits)
     except ValueError as error:
         return str(error)
+    if not bodies:
+        return None  # the usual empty default: no need to import the models (see below)
+    from gjk_ros.models import ModelError, piece_from_description  # see _refresh_layout
     for name, _, descriptions in bodies:
         for description in descriptions:
             if description.get('type') not in _CHEAP_TYPES:
