@@ -146,16 +146,23 @@ def test_listener_names_records_with_the_latest_names(graph):
     assert (record.link, record.obstacle, record.distance) == ('arm', 'cup/0', 0.25)
     assert header.frame_id == 'world' and minimum == [-math.inf]
 
-    # A body newer than the names message has no name yet; then the names catch up.
-    cloud_pub.publish(make_cloud(records(5, 9, 0.5), Header()))
-    wait_until(lambda: len(received) == 2, what='the second cloud')
-    assert received[1][0][0].link is None and received[1][0][0].link_id == 5
+    # A cloud naming a body the names do not know yet (its names message delivered after it)
+    # is held, then named when the names arrive.
+    cloud_pub.publish(make_cloud(records(5, 9, 0.5), Header(frame_id='second')))
+    wait_until(lambda: listener._held is not None, what='the second cloud held')
+    assert len(received) == 1
     names_pub.publish(String(data=json.dumps({'links': {'5': 'hand'},
                                               'obstacles': {'9': 'cup/0'}})))
-    wait_until(lambda: listener.names[0] == {5: 'hand'}, what='the new names')
-    cloud_pub.publish(make_cloud(records(5, 9, 0.5), Header()))
-    wait_until(lambda: len(received) == 3, what='the third cloud')
-    assert received[2][0][0].link == 'hand'
+    wait_until(lambda: len(received) == 2, what='the held cloud, named')
+    assert received[1][0][0].link == 'hand' and received[1][1].frame_id == 'second'
+    # An id no names message ever names: delivered as is when the next cloud comes.
+    cloud_pub.publish(make_cloud(records(7, 9, 0.7), Header(frame_id='third')))
+    wait_until(lambda: listener._held is not None, what='the third cloud held')
+    cloud_pub.publish(make_cloud(records(5, 9, 0.6), Header(frame_id='fourth')))
+    wait_until(lambda: len(received) == 4, what='the third and fourth clouds')
+    assert [header.frame_id for _, header in received[2:]] == ['third', 'fourth']
+    assert received[2][0][0].link is None and received[2][0][0].link_id == 7
+    assert received[3][0][0].link == 'hand' and listener.unnamed == 1
     listener.destroy(consumer)
     wait_until(lambda: cloud_pub.get_subscription_count() == 0, what='the unsubscription')
 

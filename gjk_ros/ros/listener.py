@@ -53,8 +53,11 @@ class DistanceListener:
         The node that owns the subscriptions (spin it as usual).
     callback : callable(list of DistanceRecord, std_msgs.msg.Header)
         Called for every ``~/distances`` message once a ``~/names`` message has arrived
-        (earlier clouds are dropped: their records could not be named). A record whose body
-        is newer than the latest names message has ``link`` or ``obstacle`` None.
+        (earlier clouds are dropped: their records could not be named), in order. The node
+        publishes a new body's name before the first cloud that has it, but the two topics
+        may be delivered in either order: a cloud with an id the names do not know is held
+        until the next names message (then named) or the next cloud (then delivered as is,
+        that record's ``link`` or ``obstacle`` None: a body gone since, or names lost).
     source : str
         Fully qualified name of the distance node, which prefixes its topics:
         ``'/gjk_distance'``, or ``'/left/gjk_distance'`` for a node launched with
@@ -68,12 +71,16 @@ class DistanceListener:
         The latest ``~/names``: link and obstacle names by id.
     dropped : int
         Clouds dropped because no names had arrived yet.
+    unnamed : int
+        Clouds delivered with a record that no names message named.
 
     """
 
     def __init__(self, node, callback, source=DEFAULT_SOURCE, on_min_distance=None):
         self.names = None
         self.dropped = 0
+        self.unnamed = 0
+        self._held = None
         self._logger = node.get_logger()
         self._callback = callback
         self._on_min_distance = on_min_distance
@@ -93,17 +100,32 @@ class DistanceListener:
         except ValueError as error:
             self._logger.warning(f'ignoring a malformed ~/names message: {error}',
                                  throttle_duration_sec=5.0)
+            return
+        if self._held is not None:
+            self._deliver(self._held, hold=False)
 
     def _on_distances(self, message):
         if self.names is None:
             self.dropped += 1
             return
+        if self._held is not None:
+            self._deliver(self._held, hold=False)
+        self._deliver(message, hold=True)
+
+    def _deliver(self, message, hold):
+        """Call back with the records of a cloud, or hold it if some id is not named yet."""
+        self._held = None
         try:
             records = read_distances(message, self.names)
         except ValueError as error:
             self._logger.warning(f'ignoring a ~/distances message: {error}',
                                  throttle_duration_sec=5.0)
             return
+        unnamed = any(record.link is None or record.obstacle is None for record in records)
+        if unnamed and hold:
+            self._held = message
+            return
+        self.unnamed += unnamed
         self._callback(records, message.header)
 
     def _on_min(self, message):
