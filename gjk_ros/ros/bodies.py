@@ -33,6 +33,7 @@ pair tracker can keep the simplex caches of pieces that merely moved.
 
 from dataclasses import dataclass, field, replace
 import itertools
+import math
 
 import numpy
 
@@ -98,6 +99,8 @@ class BodyRegistry:
         self.version = 0
         self.revision = 0
         self.expiry_version = 0
+        # No key expires before this (a lower bound: removals do not raise it until expire).
+        self._earliest_expiry = math.inf
 
     def names(self, kind):
         """Names of the current bodies of one kind, sorted."""
@@ -137,12 +140,12 @@ class BodyRegistry:
         """
         body = self._bodies[kind].setdefault(name, _Body())
         if key in body.pending and key not in body.pieces and key not in body.errors:
-            body.expiry[key] = expires
+            self._set_expiry(body, key, expires)
             return
         body.pieces.pop(key, None)
         body.errors.pop(key, None)
         body.pending.add(key)
-        body.expiry[key] = expires
+        self._set_expiry(body, key, expires)
         self.version += 1
         self.revision += 1
 
@@ -177,13 +180,13 @@ class BodyRegistry:
         if key in body.pending:
             body.pending.discard(key)
             self.version += 1
-        body.expiry[key] = expires
+        self._set_expiry(body, key, expires)
 
     def touch(self, kind, name, key, expires=None):
         """Renew the expiry of a key its source re-sent unchanged (no layout change)."""
         body = self._bodies[kind].get(name)
         if body is not None and key in _keys_of(body) and body.expiry.get(key) != expires:
-            body.expiry[key] = expires
+            self._set_expiry(body, key, expires)
             self.expiry_version += 1
 
     def set_error(self, kind, name, key, reason, expires=None):
@@ -196,7 +199,7 @@ class BodyRegistry:
             body.pending.discard(key)
             self.version += 1
         body.errors[key] = reason
-        body.expiry[key] = expires
+        self._set_expiry(body, key, expires)
 
     def remove(self, kind, name, key):
         """Drop whatever a source owns under ``key``; returns True if something was there."""
@@ -239,17 +242,23 @@ class BodyRegistry:
         node spares the markers of a source not heard since they expired, whose lifetime must
         not make an obstacle vanish (and ``~/min_distance`` grow) because its publisher died.
         """
-        if not any(expires is not None and expires < now
-                   for kind in (LINK, OBSTACLE) for body in self._bodies[kind].values()
-                   for expires in body.expiry.values()):
-            return []
+        if not self._earliest_expiry < now:
+            return []  # the common case, without a scan of every key (it ran every cycle)
         removed = []
         for kind in (LINK, OBSTACLE):
             removed += [(kind, name, key) for name, key in self.remove_where(
                 kind, lambda name, key, kind=kind: self._expired(kind, name, key, now)
                 and not (keep is not None and keep(kind, name, key,
                                                    self.expires(kind, name, key))))]
+        self._earliest_expiry = min(
+            (expires for kind in (LINK, OBSTACLE) for body in self._bodies[kind].values()
+             for expires in body.expiry.values() if expires is not None), default=math.inf)
         return removed
+
+    def _set_expiry(self, body, key, expires):
+        body.expiry[key] = expires
+        if expires is not None and expires < self._earliest_expiry:
+            self._earliest_expiry = expires
 
     def expires(self, kind, name, key):
         """Expiry time of a key (None: never)."""
