@@ -68,6 +68,20 @@ def test_sources_and_expiry():
     assert [key for key, _ in bodies.keyed_pieces(LINK, 'hand')] == [('urdf', 0)]
 
 
+def test_renewed_and_removed_keys_expire_on_their_latest_time():
+    bodies = BodyRegistry()
+    key = ('marker', 'c', 0)
+    bodies.set_piece(OBSTACLE, 'c/0', key, piece('c/0'), expires=3.0)
+    bodies.set_piece(OBSTACLE, 'd/0', ('marker', 'd', 0), piece('d/0'), expires=2.0)
+    bodies.touch(OBSTACLE, 'c/0', key, expires=10.0)       # renewed: the bound is now low
+    bodies.remove(OBSTACLE, 'd/0', ('marker', 'd', 0))       # removed: the same
+    assert bodies.expire(4.0) == []
+    assert bodies.expire(9.0) == []
+    assert bodies.expire(11.0) == [(OBSTACLE, 'c/0', key)]
+    bodies.set_piece(OBSTACLE, 'e/0', ('marker', 'e', 0), piece('e/0'), expires=12.0)
+    assert bodies.expire(12.5) == [(OBSTACLE, 'e/0', ('marker', 'e', 0))]
+
+
 def test_names_are_bounded_and_ids_never_reused():
     names = NameRegistry()
     assert names.id_of(LINK, 'arm') == (0, True)
