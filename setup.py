@@ -26,7 +26,7 @@ setup(
     extras_require={'test': ['pytest<9', 'hypothesis'], 'decomposition': ['coacd']},
     entry_points={
         'console_scripts': [
-            'gjk_distance_node = gjk_ros.ros.node:main',
+            'gjk_distance_node = gjk_ros.ros.entry:main',
             'gjk-ros = gjk_ros.cli:main',
         ],
     },

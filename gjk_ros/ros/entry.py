@@ -1,0 +1,31 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``gjk_distance_node`` console script's entry point, cheap to import on purpose.
+
+The geometry worker is a ``multiprocessing`` *spawn* child, and a spawn child imports the
+parent's main script first. The console script imports its entry point's module at the top, so
+pointing it at ``gjk_ros.ros.node`` made every worker import the whole node (rclpy, numba, the
+core: 0.75 s) before its own work, on every start and every restart. This module imports the node
+only when ``main`` runs, which the worker never does.
+"""
+
+__all__ = ['main']
+
+
+def main(args=None):
+    """Run the ``gjk_distance`` node (see ``gjk_ros.ros.node.main``)."""
+    from gjk_ros.ros.node import main as run_node
+    return run_node(args)
