@@ -168,14 +168,15 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
     """
     tolerance = GJK_SMOOTH_REL if is_smooth(body_a, body_b) else GJK_POLYTOPE_REL
     contact2 = (CONTACT_REL * scale) ** 2
-    # Step 1: a cold start seeds the simplex with the support point along the centre line.
+    # Step 1: a cold start seeds the simplex with the support point along the centre line,
+    # climbing from the seed direction nearest to it (seed -1, see support.py).
     if count == 0:
         cx, cy, cz = to_a_frame(rel, body_b[B_CX], body_b[B_CY], body_b[B_CZ])
         dx, dy, dz = body_a[B_CX] - cx, body_a[B_CY] - cy, body_a[B_CZ] - cz
         if dx == 0.0 and dy == 0.0 and dz == 0.0:
             dx = 1.0
-        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, seeds[0],
-                              seeds[1], hill_climb, counters)
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, -1, -1,
+                              hill_climb, counters)
         set_simplex_vertex(simplex, simplex_index, 0, r[0], r[1], r[2], r[3], r[4], r[5],
                            r[6], r[7], r[8], r[9], r[10])
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)

@@ -31,8 +31,8 @@ import math
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from .support import KIND_CYLINDER, KIND_POLYTOPE
-from .tolerances import DEGENERATE_EXTENT_REL
+from .support import KIND_CYLINDER, KIND_POLYTOPE, SEED_DIRECTIONS
+from .tolerances import DEGENERATE_EXTENT_REL, HILL_CLIMB_MIN_VERTICES
 
 __all__ = ['ConvexPolytope']
 
@@ -168,9 +168,16 @@ class ConvexPolytope:
     def __init__(self, vertices, neighbor_offsets, neighbor_indices, *, radius=0.0,
                  kind=KIND_POLYTOPE, cylinder=(0.0, 0.0)):
         """Wrap prepared arrays; use the ``from_*`` and primitive constructors instead."""
-        self._vertices = np.ascontiguousarray(vertices, dtype=np.float64)
-        self._offsets = np.ascontiguousarray(neighbor_offsets, dtype=np.int32)
-        self._indices = np.ascontiguousarray(neighbor_indices, dtype=np.int32)
+        vertices = np.ascontiguousarray(vertices, dtype=np.float64)
+        neighbor_offsets = np.ascontiguousarray(neighbor_offsets, dtype=np.int32)
+        neighbor_indices = np.ascontiguousarray(neighbor_indices, dtype=np.int32)
+        if int(kind) == KIND_POLYTOPE and len(vertices) >= HILL_CLIMB_MIN_VERTICES and \
+                len(neighbor_offsets) == len(vertices) + 1:
+            vertices, neighbor_offsets, neighbor_indices = seed_order(
+                vertices, neighbor_offsets, neighbor_indices)
+        self._vertices = vertices
+        self._offsets = neighbor_offsets
+        self._indices = neighbor_indices
         for array in (self._vertices, self._offsets, self._indices):
             array.flags.writeable = False
         self._radius = _check_length(radius, 'radius')
@@ -347,6 +354,43 @@ class ConvexPolytope:
         scene = self._scene
         integers = np.array([0, scene[1][1], 0, 0, scene[6][0]], dtype=np.int64)
         return scene[0], scene[2], scene[4], integers, np.ascontiguousarray(scene[7][0])
+
+
+def seed_order(vertices, offsets, indices):
+    """
+    Reorder a polytope's vertices so that cold hill climbs start near the answer.
+
+    Vertex ``k`` becomes the extreme vertex along ``SEED_DIRECTIONS[k]`` (the lowest index among
+    ties; a direction whose extreme was already placed by an earlier one places nothing), the
+    others follow in their order; the adjacency is renumbered to match. Applying it twice changes
+    nothing, so a pickled polytope comes back in the same order. See ``support.py``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (vertices, neighbor offsets, neighbor indices), reordered.
+
+    """
+    count = len(vertices)
+    placed = {}
+    values = vertices @ SEED_DIRECTIONS.T
+    for column in values.T:
+        maxima = np.flatnonzero(column == column.max())
+        if not any(int(vertex) in placed for vertex in maxima):
+            placed[int(maxima[0])] = len(placed)
+    first = np.fromiter(placed, dtype=np.int64, count=len(placed))
+    order = np.concatenate([first, np.setdiff1d(np.arange(count), first)])
+    if np.array_equal(order, np.arange(count)):
+        return vertices, offsets, indices
+    position = np.empty(count, dtype=np.int64)
+    position[order] = np.arange(count)
+    degrees = np.diff(offsets)[order]
+    new_offsets = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int32)
+    # The old slice of each vertex, in the new order, as one gather.
+    gather = np.repeat(offsets[order].astype(np.int64) - new_offsets[:-1], degrees) + \
+        np.arange(new_offsets[-1])
+    return (np.ascontiguousarray(vertices[order]), new_offsets,
+            position[indices[gather]].astype(np.int32))
 
 
 def _rebuild(vertices, offsets, indices, radius, kind, cylinder):

@@ -29,18 +29,54 @@ polytope a vertex that no neighbour improves on is a global maximum, so the walk
 support vertex; strict improvement means it cannot cycle on a plateau (coplanar faces) and stops
 on the first plateau vertex of maximal value. A tracked query moves 0 or 1 edges, so the cost no
 longer depends on the number of vertices.
+
+A cold query has no vertex from last time. Walking from vertex 0 took about 40 steps on a
+2,048-vertex hull, each a cache miss on a body nobody touched recently (a cold query cost 20 us
+where a tracked one costs 0.6 us). So a polytope stores its vertices with the extreme vertex
+along each of the 26 ``SEED_DIRECTIONS`` first (``polytope.seed_order``; vertex ``k`` is the
+extreme along direction ``k`` unless an earlier direction already placed it), and a cold
+support query (seed -1) starts from vertex ``k`` of the direction nearest to ``d``: at most
+about 35 degrees off, a few steps from the answer. Only the start changes, so the result does
+not.
 """
 
 import math
 
+import numpy as np
+
 from ._jit import njit
 from .tolerances import HILL_CLIMB_MIN_VERTICES
 
-__all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'support_brute_force', 'support_hill_climb',
-           'body_support']
+__all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'SEED_DIRECTIONS', 'support_brute_force',
+           'support_hill_climb', 'body_support', 'directional_seed']
 
 KIND_POLYTOPE = 0
 KIND_CYLINDER = 1
+
+
+def _seed_directions():
+    """Return the 26 unit directions towards the faces, edges and corners of a cube."""
+    steps = (-1.0, 0.0, 1.0)
+    directions = np.array([(x, y, z) for x in steps for y in steps for z in steps
+                           if (x, y, z) != (0.0, 0.0, 0.0)])
+    return directions / np.linalg.norm(directions, axis=1)[:, None]
+
+
+SEED_DIRECTIONS = _seed_directions()
+
+
+@njit(inline=True)
+def directional_seed(dx, dy, dz, count):
+    """Return the vertex to start a cold climb from: that of the seed direction nearest d."""
+    best_index = 0
+    best = -math.inf
+    for k in range(min(SEED_DIRECTIONS.shape[0], count)):
+        value = SEED_DIRECTIONS[k, 0] * dx + SEED_DIRECTIONS[k, 1] * dy + \
+            SEED_DIRECTIONS[k, 2] * dz
+        if value > best:
+            best = value
+            best_index = k
+    return best_index
 
 
 @njit(inline=True)
@@ -104,7 +140,8 @@ def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     Support of a kernel body along ``d`` (body frame).
 
     Returns ``(index, x, y, z, steps)``; ``index`` is -1 for a smooth body. ``seed`` is the vertex
-    to climb from; small polytopes are scanned instead (``HILL_CLIMB_MIN_VERTICES``).
+    to climb from, -1 for a cold query (``directional_seed``); small polytopes are scanned
+    instead (``HILL_CLIMB_MIN_VERTICES``).
     """
     if body[4] == KIND_CYLINDER:
         x, y, z = support_cylinder(body[6], body[7], dx, dy, dz)
@@ -114,7 +151,7 @@ def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     steps = 0
     if hill_climb and count >= HILL_CLIMB_MIN_VERTICES:
         if seed < 0 or seed >= count:
-            seed = 0
+            seed = directional_seed(dx, dy, dz, count)
         index, steps = support_hill_climb(vertices, geometry[1], geometry[2], start, body[2],
                                           body[3], dx, dy, dz, seed)
     else:
