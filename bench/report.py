@@ -646,6 +646,7 @@ def render_report(results, figures):
         '# gjk_ros benchmark: Cameron 1997 section 4, and peers\n',
         section_setup(results),
         section_targets(results, table),
+        section_issue10(results, table),
         section_claims(results, table),
         section_headline(results, table),
         section_accuracy(results, table),
@@ -804,6 +805,14 @@ def section_targets(results, table):
     lines.append(target_iterations(table, sizes))
     lines.append(why_iterations(table))
     return '\n'.join(line for line in lines if line) + '\n'
+
+
+def section_issue10(results, table):
+    """Issue 10's rows (see bench/issue10.py); empty when gjk_ros did not run."""
+    from . import issue10
+    if MAIN not in table.methods():
+        return ''
+    return issue10.section(table, results.extras, verdict)
 
 
 def counters_at(table, size, distance, rotation_deg):

@@ -33,7 +33,7 @@ import time
 
 import numpy
 
-from . import peers, reference, report, scenes
+from . import issue10, peers, reference, report, scenes
 
 DEFAULT_OUT = os.path.join('bench', 'results')
 # The run whose answers certify separated queries and give the counters.
@@ -73,6 +73,8 @@ class Config:
         Method names to run (None: all available).
     quick : bool
         The short configuration.
+    extras : bool
+        Also run issue 10's single-call and node start-up measurements (bench/issue10.py).
 
     """
 
@@ -87,6 +89,7 @@ class Config:
     boxes: bool = True
     methods: object = None
     quick: bool = False
+    extras: bool = True
 
 
 def quick_config(**overrides):
@@ -147,6 +150,7 @@ class Results:
     profile: dict = field(default_factory=dict)
     missing: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
+    extras: dict = field(default_factory=dict)
 
 
 def scene_specs(config, shape, size):
@@ -601,6 +605,10 @@ def run_benchmark(config, progress=None):
                     spec.name, time.perf_counter() - scene_start, build_s))
             build_s = 0.0
     results.profile = peers.profile_overheads(core, config.num_pairs)
+    if config.extras and core is not None:
+        if progress is not None:
+            progress('issue 10 extras: single calls, node start-up')
+        results.extras = issue10.measure_extras(config.quick)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -31,7 +31,7 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench import exact, report, run, scenes  # noqa: E402, I100 (after the path set-up)
+from bench import exact, issue10, report, run, scenes  # noqa: E402, I100 (after the path set-up)
 
 
 def test_scenes_are_seeded_and_as_specified():
@@ -94,7 +94,7 @@ def test_certificate_brackets_the_distance_and_rejects_false_witnesses():
 @pytest.mark.slow
 def test_tiny_run_checks_every_answer_and_writes_the_report(tmp_path):
     config = run.Config(sizes=(8, 16), num_pairs=2, steps=3, reps=1, method_budget_s=0.05,
-                        hull_budget_s=10.0, out=str(tmp_path), boxes=False,
+                        hull_budget_s=10.0, out=str(tmp_path), boxes=False, extras=False,
                         methods=('gjk_batch_track_hc', 'gjk_batch_cold_hc', 'coal_warm', 'fcl',
                                  'mujoco'))
     results = run.run_benchmark(config)
@@ -116,4 +116,39 @@ def test_tiny_run_checks_every_answer_and_writes_the_report(tmp_path):
         assert (tmp_path / name).is_file()
     if 'gjk_batch_track_hc' in methods:
         assert '## Targets' in text and '## Claims of Cameron 1997, section 4' in text
+        # Without the extras the single-call and start-up rows say so, never a figure.
+        assert text.count('not measured: skipped') == 1 and '## Issue 10 targets' in text
         assert {'fig3.png', 'fig4.png', 'fig5.png'} <= {p.name for p in tmp_path.iterdir()}
+
+
+def _timing(distance, rotation, method, **values):
+    return dict({'shape': 'hull', 'size': 2048, 'distance': distance,
+                 'rotation_deg': rotation, 'method': method}, **values)
+
+
+def test_issue10_rows_judge_each_target_against_its_peer():
+    rows = [_timing('gap1', 0.0, 'gjk_batch_track_hc', cold_ns=6000.0,
+                    hill_climb_steps_cold=9.0),
+            _timing('gap1', 0.0, 'mujoco', cold_ns=7000.0),
+            _timing('gap3', 6.0, 'gjk_batch_track_hc', cold_ns=8000.0,
+                    hill_climb_steps_cold=7.0),
+            _timing('gap3', 6.0, 'mujoco', cold_ns=7500.0),
+            _timing('overlap', 6.0, 'gjk_batch_track_hc', tracked_ns=40e3, max_error=1e-15,
+                    epa_iterations_tracked=26.0),
+            _timing('overlap', 6.0, 'mujoco', tracked_ns=45e3, max_error=3e-2)]
+    table = report.Table(rows)
+    cold = issue10.row_cold_2048(table)
+    assert cold.met is False and cold.ours == 8.0 and cold.peer_value == 7.5  # worst scene
+    overlap = issue10.row_rotating_overlap(table)
+    assert overlap.met is True and overlap.ours == 40.0
+    single = [(8, issue10.SINGLE_TRACKED, 7.5, 1.0, 1.0, 0.0),
+              (8, issue10.COAL_WARM, 1.5, None, None, 0.0),
+              (8, issue10.SINGLE_COLD, 2.0, 3.0, 4.0, 0.0),
+              (8, issue10.COAL_COLD, 1.1, None, None, 0.0)]
+    assert issue10.row_single_tracked(single).met is False
+    assert issue10.row_single_cold(single).met is True  # 2.0 <= 2 x 1.1
+    assert issue10.row_startup({'startup': [2.5, 3.5, 2.9]}).met is True  # median 2.9 s
+    unmeasured = issue10.row_startup({'startup': None, 'startup_error': 'no ROS graph'})
+    assert unmeasured.met is None and 'no ROS graph' in unmeasured.why
+    text = issue10.section(table, {}, report.verdict)
+    assert text.count('**not measured**') == 3  # two single-call rows and the start-up
