@@ -789,6 +789,7 @@ class DistanceNode(Node):
             The distinct frames, each piece's origin, and each piece's index into the frames
             (``len(frames)`` for a piece without a frame): many pieces share a frame, so the
             cycle looks each frame up once.
+
         """
         cache_key = (self._bodies.revision, self._placement_revision, self._config.fixed_frame)
         key, cached = self._pose_cache

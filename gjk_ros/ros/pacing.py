@@ -17,9 +17,9 @@ When to run a compute cycle: on new TF, at most ``rate_hz`` on average.
 
 The node computes when a transform arrives (so the output follows the input within one cycle's
 work, not up to one timer period later) and, from a watchdog timer, when no transform came for
-a period (so outputs keep coming, as STALE, when TF stops). A token bucket caps the average
-rate: each cycle spends one token, tokens refill at ``rate_hz`` and the bucket holds at most
-``burst`` of them, so the jitter of a TF stream at exactly ``rate_hz`` does not make every
+a period and a quarter (so outputs keep coming, as STALE, when TF stops). A token bucket caps
+the average rate: each cycle spends one token, tokens refill at ``rate_hz`` and the bucket holds
+at most ``burst`` of them, so the jitter of a TF stream at exactly ``rate_hz`` does not make every
 other message miss its cycle, and the long-run rate never exceeds ``rate_hz``.
 
 The watchdog asks "is the last transform a period old?", not "is the last cycle a period old?":
@@ -27,10 +27,17 @@ the watchdog's own cycles count in the second test, and timer callbacks run late
 amount, so it failed whenever one tick was less late than the one before; with static TF only a
 third of the cycles were skipped (measured: 202 outputs in 10 s at ``rate_hz`` 30, gaps of
 67 ms). Asking about arrivals also keeps a tick just before each message of a TF stream at
-``rate_hz`` from taking the token that message needs (its output would lag a whole period).
+``rate_hz`` from taking the token that message needs (its output would lag a whole period); the
+quarter period of slack keeps it so when a message comes a little late, or at the same instant
+as the tick (found by the property test: a message one period after the last, ordered after
+the tick by rounding, lost its cycle). When TF stops, outputs continue at most 2.25 periods
+after the last one, plus the timer's lateness.
 """
 
 __all__ = ['CyclePacer']
+
+# A transform older than this many periods leaves the cycles to the watchdog.
+WATCHDOG_SLACK = 1.25
 
 
 class CyclePacer:
@@ -83,7 +90,7 @@ class CyclePacer:
 
     def try_start_from_watchdog(self, now):
         """
-        Take a token at a watchdog tick if no transform arrived for a period.
+        Take a token at a watchdog tick if no transform arrived for ``WATCHDOG_SLACK`` periods.
 
         A TF stream at ``rate_hz`` or faster keeps this False whatever its phase relative to
         the timer (its own cycles are paced by the tokens); without one every tick runs a cycle.
@@ -94,7 +101,8 @@ class CyclePacer:
             True if the cycle may run (the token is spent).
 
         """
-        due = self._last_arrival is None or now - self._last_arrival >= self.period
+        due = self._last_arrival is None or \
+            now - self._last_arrival >= WATCHDOG_SLACK * self.period
         return due and self._take_token(now)
 
     def _take_token(self, now):
