@@ -21,7 +21,7 @@
 import math
 import sys
 
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField
 
@@ -103,7 +103,5 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
     return float(values.min())
 
 
-# Statuses that carry no measurement and no bound: unknown is treated as contact. A table over
-# the status codes (uint8), since numpy.isin cost more than the rest of min_distance.
-_UNKNOWN = numpy.zeros(256, dtype=bool)
-_UNKNOWN[[PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING]] = True
+# Statuses that carry no measurement and no bound: unknown is treated as contact.
+_UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])

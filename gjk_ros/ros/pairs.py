@@ -25,7 +25,7 @@ carried over, so a new obstacle does not cold-start every other pair.
 from dataclasses import dataclass
 
 from gjk_ros.core import PairSet, Status
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, status_table
 import numpy
 
 __all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout']
@@ -39,17 +39,10 @@ class InputState:
     INVALID = 2
 
 
-def _status_table(statuses):
-    """Return a boolean table over core status codes: ``table[status]`` tests membership."""
-    table = numpy.zeros(max(Status) + 1, dtype=bool)
-    table[list(statuses)] = True
-    return table
-
-
 # Core statuses that carry a measured distance (tables: numpy.isin cost 0.1 ms per call).
-_MEASURED = _status_table([Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
-                           Status.MAX_ITERATIONS, Status.DEGENERATE])
-_APPROXIMATE = _status_table([Status.MAX_ITERATIONS, Status.DEGENERATE])
+_MEASURED = status_table([Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
+                          Status.MAX_ITERATIONS, Status.DEGENERATE])
+_APPROXIMATE = status_table([Status.MAX_ITERATIONS, Status.DEGENERATE])
 
 
 @dataclass(frozen=True)
