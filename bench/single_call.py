@@ -18,7 +18,12 @@ Cost of one ``signed_distance`` call from Python (a planner's loop), against coa
 Two random hulls, separated, B translating a little per call (a tracked sequence). Each method
 runs the whole sequence, one Python call per step, ``--repeats`` times; the table gives the
 median of the per-call means, with the mean GJK iterations and support calls of gjk_ros. coal
-gets its transforms ready-made (not timed); gjk_ros takes the (4, 4) arrays as they are. Run::
+gets its transforms ready-made (not timed); gjk_ros takes the (4, 4) arrays as they are.
+
+Like with like: coal's ``ComputeDistance`` is a functor bound to two shapes that returns the
+distance and fills a result object it was handed; ``DistanceQuery`` is gjk_ros's (bound to two
+bodies, returns the distance, the full answer on request). ``signed_distance`` is the one-off
+function, which builds a ``DistanceResult`` (witness arrays and all) at every call. Run::
 
     .venv/bin/python -m bench.single_call
 
@@ -31,9 +36,15 @@ import platform
 import statistics
 import time
 
-from gjk_ros.core import ConvexPolytope, signed_distance, SimplexCache
+from gjk_ros.core import ConvexPolytope, DistanceQuery, signed_distance, SimplexCache
 import numpy
 
+QUERY_TRACKED = 'gjk_ros DistanceQuery, tracked'
+QUERY_COLD = 'gjk_ros DistanceQuery, cold (tracking=False)'
+CALL_TRACKED = 'gjk_ros signed_distance, tracked (SimplexCache)'
+CALL_COLD = 'gjk_ros signed_distance, cold (cache=None)'
+COAL_WARM = 'coal ComputeDistance, CachedGuess + updateGuess'
+COAL_COLD = 'coal ComputeDistance, DefaultGuess'
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results',
                        'single_call.md')
 
@@ -63,6 +74,22 @@ def time_ours(a, b, poses, tracked):
     seconds = (time.perf_counter() - start) / len(poses)
     return (seconds, [r.distance for r in results], [r.iterations for r in results],
             [r.support_calls for r in results])
+
+
+def time_query(a, b, poses, tracked):
+    """Return (seconds per call, distances, iterations, support calls) of a DistanceQuery run."""
+    pose_a = numpy.eye(4)
+    query = DistanceQuery(a, b, tracking=tracked)
+    distances = []
+    start = time.perf_counter()
+    for pose_b in poses:
+        distances.append(query(pose_a, pose_b))
+    seconds = (time.perf_counter() - start) / len(poses)
+    # The counters, from a second pass outside the clock (reading them costs a DistanceResult).
+    query.reset()
+    counters = [(query(pose_a, pose_b), query.result())[1] for pose_b in poses]
+    return (seconds, distances, [r.iterations for r in counters],
+            [r.support_calls for r in counters])
 
 
 def time_coal(points_a, points_b, poses, warm):
@@ -97,9 +124,11 @@ def measure(vertices, steps, repeats):
     a, b = ConvexPolytope.from_points(points_a), ConvexPolytope.from_points(points_b)
     poses = sequence(steps)
     rows, reference = [], None
-    for name, tracked in (('gjk_ros signed_distance, tracked (SimplexCache)', True),
-                          ('gjk_ros signed_distance, cold (cache=None)', False)):
-        runs = [time_ours(a, b, poses, tracked) for _ in range(repeats)]
+    for name, timer, tracked in ((QUERY_TRACKED, time_query, True),
+                                 (QUERY_COLD, time_query, False),
+                                 (CALL_TRACKED, time_ours, True),
+                                 (CALL_COLD, time_ours, False)):
+        runs = [timer(a, b, poses, tracked) for _ in range(repeats)]
         distances = runs[-1][1]
         if reference is None:
             reference = distances
@@ -107,8 +136,7 @@ def measure(vertices, steps, repeats):
                      numpy.mean(runs[-1][2]), numpy.mean(runs[-1][3]),
                      max(abs(x - y) for x, y in zip(distances, reference))))
     try:
-        for name, warm in (('coal ComputeDistance, CachedGuess + updateGuess', True),
-                           ('coal ComputeDistance, DefaultGuess', False)):
+        for name, warm in ((COAL_WARM, True), (COAL_COLD, False)):
             runs = [time_coal(points_a, points_b, poses, warm) for _ in range(repeats)]
             rows.append((vertices, name, statistics.median(r[0] for r in runs) * 1e6,
                          None, None, max(abs(x - y) for x, y in zip(runs[-1][1], reference))))

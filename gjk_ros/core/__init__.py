@@ -43,10 +43,10 @@ GDC 2001 (EPA).
 """
 
 from .cache import SimplexCache
-from .distance import signed_distance
+from .distance import DistanceQuery, signed_distance
 from .pairset import PairSet
 from .polytope import ConvexPolytope
 from .status import DistanceResult, Status
 
 __all__ = ['ConvexPolytope', 'SimplexCache', 'DistanceResult', 'Status', 'signed_distance',
-           'PairSet']
+           'DistanceQuery', 'PairSet']

@@ -96,9 +96,12 @@ def _drop_stale_cache():
 _drop_stale_cache()
 
 
-def njit(function=None, *, inline=False):
+def njit(function=None, *, inline=False, hold_gil=False):
     """
     Compile ``function`` with the core's numba options; ``inline=True`` inlines it.
+
+    Kernels release the GIL (a PairSet update runs beside the node's other threads);
+    ``hold_gil=True`` keeps it, for a kernel that shares its scratch arrays process-wide.
 
     ``inline=True`` inlines the function into its callers at numba IR level. It is set on the
     tracked query's hot path (query_pair and everything it calls on the GJK path): numba passes
@@ -107,7 +110,9 @@ def njit(function=None, *, inline=False):
     pairs, one GJK iteration each: 0.73 -> 0.14-0.19 us per pair (8 and 150 vertices); the
     first, uncached compilation takes about 20 s longer.
     """
-    options = dict(_OPTIONS, inline='always') if inline else _OPTIONS
+    options = dict(_OPTIONS, inline='always') if inline else dict(_OPTIONS)
+    if hold_gil:
+        options['nogil'] = False
     if function is None:
         return lambda wrapped: numba.njit(**options)(wrapped)
     return numba.njit(**options)(function)

@@ -25,16 +25,8 @@ import numpy as np
 
 from ._jit import njit
 from .epa import epa_store_arrays
-from .scene import layout, view
-from .tolerances import EPA_MAX_FACES, EPA_MAX_VERTICES
-
+from .scene import layout, numpy_view, view
 __all__ = ['SimplexCache', 'cache_arrays', 'unpack_cache']
-
-# A SimplexCache's arrays (``cache_arrays(1)``) are views of two buffers, int32 and float64, so
-# that signed_distance hands numba two arrays instead of eight (dispatch is paid per array).
-_INTS, _INT_SIZE = layout([(1,), (1, 4, 2), (1, 2), (1, 2), (1, EPA_MAX_VERTICES, 2),
-                           (1, EPA_MAX_FACES, 3), (1, EPA_MAX_FACES, 3)])
-_FLOATS, _FLOAT_SIZE = layout([(1, 4, 2, 3)])
 
 
 def cache_arrays(count):
@@ -51,24 +43,24 @@ def cache_arrays(count):
 
 
 def _single_cache():
-    """Return the two buffers of a one-pair cache and ``cache_arrays(1)`` as views of them."""
-    ints, floats = np.zeros(_INT_SIZE, np.int32), np.zeros(_FLOAT_SIZE)
+    """Return the byte buffer of a one-pair cache and ``cache_arrays(1)`` as views of it."""
+    buffer = np.zeros(CACHE_BYTES, np.uint8)
+    return buffer, tuple(numpy_view(buffer, field, array.dtype)
+                         for field, array in zip(_CACHE, cache_arrays(1)))
 
-    def part(buffer, start_shape):
-        start, shape = start_shape
-        return buffer[start:start + int(np.prod(shape))].reshape(shape)
 
-    arrays = (part(ints, _INTS[0]), part(ints, _INTS[1]), part(floats, _FLOATS[0]),
-              *(part(ints, piece) for piece in _INTS[2:]))
-    return (ints, floats), arrays
+# A SimplexCache's arrays (``cache_arrays(1)``) are views of one byte buffer (scene.layout), so
+# that signed_distance hands numba one array instead of eight (dispatch is paid per array).
+_CACHE, CACHE_BYTES = layout([(array.dtype, array.shape) for array in cache_arrays(1)])
 
 
 @njit(inline=True)
-def unpack_cache(ints, floats):
-    """Rebuild a one-pair ``cache_arrays`` tuple from a SimplexCache's two buffers."""
-    return (view(ints, _INTS[0]), view(ints, _INTS[1]), view(floats, _FLOATS[0]),
-            view(ints, _INTS[2]), view(ints, _INTS[3]), view(ints, _INTS[4]),
-            view(ints, _INTS[5]), view(ints, _INTS[6]))
+def unpack_cache(buffer):
+    """Rebuild a one-pair ``cache_arrays`` tuple from a SimplexCache's byte buffer."""
+    return (view(buffer, _CACHE[0], np.int32), view(buffer, _CACHE[1], np.int32),
+            view(buffer, _CACHE[2], np.float64), view(buffer, _CACHE[3], np.int32),
+            view(buffer, _CACHE[4], np.int32), view(buffer, _CACHE[5], np.int32),
+            view(buffer, _CACHE[6], np.int32), view(buffer, _CACHE[7], np.int32))
 
 
 def copy_row(source, k, target, j):
@@ -95,7 +87,7 @@ class SimplexCache:
 
     def __init__(self):
         """Start empty: the first query is a cold start."""
-        self._buffers, self._arrays = _single_cache()
+        self._buffer, self._arrays = _single_cache()
         self._bodies = None
 
     @property

@@ -20,14 +20,14 @@ import numpy as np
 
 from ._jit import njit
 from .cache import SimplexCache
-from .query import _valid_pose, posed_buffers, posed_outputs, query_posed
+from .polytope import ConvexPolytope
+from .query import (_valid_pose, MODE_HILL_CLIMB, MODE_TRACKING, out_buffer, out_views,
+                    query_posed, scratch_buffer)
 from .status import DistanceResult, Status
+from .tolerances import ROTATION_TOLERANCE
 
-__all__ = ['signed_distance', 'check_poses', 'first_invalid_pose']
+__all__ = ['signed_distance', 'DistanceQuery', 'check_poses', 'first_invalid_pose']
 
-# Rotation blocks must be orthonormal to this accuracy (poses from TF are normalised
-# quaternions, good to ~1e-15; 1e-6 only rejects matrices that are not rotations at all).
-ROTATION_TOLERANCE = 1e-6
 
 _local = threading.local()
 
@@ -75,31 +75,101 @@ def check_poses(poses, name, shape=None):
 
 def _thread_buffers():
     """
-    Work arrays reused by every call in this thread (the kernels never allocate).
+    Return the answer buffer and the cold-call cache of this thread, reused by every call.
 
-    The last item is the cache of a cold call: an untracked query empties and ignores it, so a
-    call without a SimplexCache allocates none.
+    A cold query empties and ignores its cache, so a call without a SimplexCache allocates
+    none. Per thread, as the answer is read after the kernel returns, when another thread may
+    run one.
     """
     buffers = getattr(_local, 'buffers', None)
     if buffers is None:
-        work = posed_buffers()
-        buffers = (work, posed_outputs(work), SimplexCache()._buffers)
+        out = out_buffer()
+        buffers = (out, out_views(out), SimplexCache()._buffer)
         _local.buffers = buffers
     return buffers
 
 
-def _is_plain_pose(pose):
-    """Return True for a float64 C-contiguous (4, 4) ndarray: the kernel takes it as it is."""
-    return (type(pose) is np.ndarray and pose.dtype == np.float64 and pose.shape == (4, 4)
-            and pose.flags.c_contiguous)
+def _signature():
+    """
+    Return the argument types ``query_posed`` is compiled for: what its two callers hand it.
+
+    Bodies are read-only byte buffers; the poses are writeable float64 C (4, 4) arrays, as
+    ``numpy.eye(4)`` and a pose computed by numpy are. Any other pose (a list, float32, a
+    transposed view, a read-only array) does not match, and is converted by ``_plain_pose``.
+    """
+    from numba import types
+    body, buffer = types.Array(types.uint8, 1, 'C', readonly=True), \
+        types.Array(types.uint8, 1, 'C')
+    pose = types.Array(types.float64, 2, 'C')
+    return (body, body, buffer, buffer, buffer, types.int64, pose, pose)
+
+
+def _query_kernel():
+    """
+    Return ``query_posed``, compiled (or loaded from numba's cache) for ``_signature()`` only.
+
+    Compilation is then disabled, so that a call with any other argument types raises
+    TypeError at once instead of compiling a new specialisation for a minute: the caller
+    converts the poses and calls again. The fast path therefore checks nothing in Python (each
+    check of a pose cost about 0.2 us, as much as the tracked query); the kernel checks the
+    pose shapes itself. Also allocates the process's single-query scratch buffer.
+    """
+    global _kernel, _scratch
+    if _kernel is None:
+        _scratch = scratch_buffer()
+        if hasattr(query_posed, 'compile'):
+            query_posed.compile(_signature())
+            query_posed.disable_compile()
+            _kernel = query_posed
+        else:
+            _kernel = _python_query
+    return _kernel
+
+
+def _python_query(a, b, cache, out, scratch, mode, pose_a, pose_b):
+    """``query_posed`` under NUMBA_DISABLE_JIT: converts the poses first, as numba would."""
+    return query_posed(a, b, cache, out, scratch, mode, _plain_pose(pose_a, 'pose_a'),
+                       _plain_pose(pose_b, 'pose_b'))
+
+
+_kernel = _scratch = None
+
+
+def _plain_pose(pose, name):
+    """Return ``pose`` validated as a writeable float64 C (4, 4) array (a copy if needed)."""
+    array = check_poses(pose, name, (4, 4))
+    return array if array.flags.writeable else array.copy()
+
+
+def _query(a, b, cache, out, mode, pose_a, pose_b):
+    """
+    Run ``query_posed`` (``a`` and ``b`` packed bodies); return the distance.
+
+    Raises ValueError naming a pose that is not a finite rigid (4, 4) transform.
+    """
+    kernel = _kernel or _query_kernel()
+    try:
+        distance = kernel(a, b, cache, out, _scratch, mode, pose_a, pose_b)
+    except TypeError:  # not the compiled pose type (see _query_kernel): convert, then retry
+        pose_a, pose_b = _plain_pose(pose_a, 'pose_a'), _plain_pose(pose_b, 'pose_b')
+        distance = kernel(a, b, cache, out, _scratch, mode, pose_a, pose_b)
+    if distance != distance:  # the kernel's answer to an invalid pose (a query is never NaN)
+        check_poses(pose_a, 'pose_a', (4, 4))
+        check_poses(pose_b, 'pose_b', (4, 4))
+    return distance
+
+
+def _check_body(body, name):
+    if not isinstance(body, ConvexPolytope):
+        raise TypeError(f'{name}: expected a ConvexPolytope, got {type(body).__name__}')
 
 
 _STATUSES = tuple(Status)
 
 
-def _result(out):
-    """Build the DistanceResult of output row 0 (one copy; the vectors are views of it)."""
-    values, status, counts = out
+def _result(views):
+    """Build the DistanceResult of ``out_views`` (one copy; the vectors are views of it)."""
+    values, status, counts = views
     row = values[0].copy()
     n = counts[0].tolist()
     result = object.__new__(DistanceResult)
@@ -133,21 +203,74 @@ def signed_distance(a, pose_a, b, pose_b, cache=None, *, hill_climb=True):
     DistanceResult
         Distance, witness points, normal (A to B), status, error bound and counters.
 
+    See Also
+    --------
+    DistanceQuery : the same query bound to one pair, for a loop (a third of the call's cost).
+
     """
-    # Plain float64 matrices go to the kernel as they are and are validated there; anything
-    # else (lists, other dtypes, views) is converted and checked first.
-    if not _is_plain_pose(pose_a):
-        pose_a = check_poses(pose_a, 'pose_a', (4, 4))
-    if not _is_plain_pose(pose_b):
-        pose_b = check_poses(pose_b, 'pose_b', (4, 4))
-    work, out, cold = _thread_buffers()
+    _check_body(a, 'a')
+    _check_body(b, 'b')
+    out, views, cold = _thread_buffers()
+    mode = MODE_HILL_CLIMB if hill_climb else 0
     if cache is None:
-        arrays, tracking = cold, False
+        state = cold
     else:
         cache._bind(a, b)
-        arrays, tracking = cache._buffers, True
-    if not query_posed(*a._kernel, *b._kernel, pose_a, pose_b, ROTATION_TOLERANCE, *arrays,
-                       *work, bool(hill_climb), tracking):
-        check_poses(pose_a, 'pose_a', (4, 4))  # raises, naming the invalid pose
-        check_poses(pose_b, 'pose_b', (4, 4))
-    return _result(out)
+        state, mode = cache._buffer, mode | MODE_TRACKING
+    _query(a._packed, b._packed, state, out, mode, pose_a, pose_b)
+    return _result(views)
+
+
+class DistanceQuery:
+    """
+    Signed distance of one ordered pair of bodies, tracked from call to call.
+
+    The single-pair entry point for a loop (a planner, a controller), like coal's
+    ``ComputeDistance`` functor: everything but the poses is bound once, a call returns the
+    distance as a float, and the rest of the answer (status, witnesses, normal, counters) is
+    read from the query afterwards. It keeps its own tracked state and work arrays: use one
+    object per pair and per thread.
+
+    Parameters
+    ----------
+    a, b : ConvexPolytope
+        The bodies.
+    tracking : bool
+        Warm-start each call from the last (Cameron 1997 section 4); False makes every call a
+        cold start, with the same answers.
+    hill_climb : bool
+        As for ``signed_distance``.
+
+    """
+
+    def __init__(self, a, b, *, tracking=True, hill_climb=True):
+        """Bind the bodies and allocate this pair's tracked state and answer."""
+        _check_body(a, 'a')
+        _check_body(b, 'b')
+        self._cache = SimplexCache()
+        self._out = out_buffer()
+        self._views = out_views(self._out)
+        self._a, self._b = a._packed, b._packed
+        self._mode = (MODE_HILL_CLIMB if hill_climb else 0) | (MODE_TRACKING if tracking else 0)
+
+    def __call__(self, pose_a, pose_b):
+        """
+        Return the signed distance at these (4, 4) body-to-world poses (see signed_distance).
+
+        Raises ValueError naming a pose that is not a finite rigid transform.
+        """
+        return _query(self._a, self._b, self._cache._buffer, self._out, self._mode, pose_a,
+                      pose_b)
+
+    def result(self):
+        """Return the last call's full answer (DistanceResult; status INACTIVE before any)."""
+        return _result(self._views)
+
+    @property
+    def status(self):
+        """Status of the last call (INACTIVE before the first)."""
+        return _STATUSES[self._views[1][0]]
+
+    def reset(self):
+        """Forget the tracked state: the next call is a cold start."""
+        self._cache.reset()

@@ -185,8 +185,7 @@ class ConvexPolytope:
         self._cylinder = (float(cylinder[0]), float(cylinder[1]))
         self._center, self._bound = self._bounding_sphere()
         self._key = next(_next_key)
-        self._scene = self._make_scene()
-        self._kernel = self._make_kernel_arrays()
+        self._packed = self._make_packed()
 
     def __reduce__(self):
         """
@@ -338,22 +337,10 @@ class ConvexPolytope:
         reach = float(np.sqrt(((self._vertices - centre) ** 2).sum(axis=1).max()))
         return centre, reach + self._radius
 
-    def _make_scene(self):
-        """Build a one-body scene in the layout PairSet uses (see ``scene.build_scene``)."""
-        from .scene import build_scene
-        return build_scene([self])
-
-    def _make_kernel_arrays(self):
-        """
-        Return the five arrays ``signed_distance`` hands to its kernel for this body.
-
-        (vertices, neighbor offsets, neighbor indices, integer row, float row) of the one-body
-        scene, the rows being ``scene.scene_body``'s scalars: five arrays instead of the scene's
-        eight, as numba's dispatch costs about 0.2 us per array argument.
-        """
-        scene = self._scene
-        integers = np.array([0, scene[1][1], 0, 0, scene[6][0]], dtype=np.int64)
-        return scene[0], scene[2], scene[4], integers, np.ascontiguousarray(scene[7][0])
+    def _make_packed(self):
+        """Return the byte buffer ``signed_distance`` hands its kernel (``scene.pack_body``)."""
+        from .scene import build_scene, pack_body
+        return pack_body(build_scene([self]))
 
 
 def seed_order(vertices, offsets, indices):

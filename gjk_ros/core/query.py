@@ -34,15 +34,16 @@ import numpy as np
 from ._jit import njit
 from .cache import unpack_cache
 from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
-                  epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness)
+                  epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
+                  epa_workspace)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP, layout, view
+from .scene import B_BOUND, B_SWEEP, layout, numpy_view, packed_body, view
 from .status import Status
-from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_POLYTOPE_REL, EPA_SMOOTH_REL,
-                         SCALE_FLOOR, TOUCHING_REL)
+from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, ROTATION_TOLERANCE, SCALE_FLOOR,
+                         TOUCHING_REL)
 
-__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'posed_buffers',
-           'posed_outputs']
+__all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'scratch_buffer',
+           'out_buffer', 'out_views', 'MODE_HILL_CLIMB', 'MODE_TRACKING']
 
 # Columns of the output ``values`` array.
 V_DISTANCE, V_WITNESS_A, V_WITNESS_B, V_NORMAL, V_BOUND = 0, 1, 4, 7, 10
@@ -256,15 +257,10 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
 
 
 @njit(inline=True)
-def _kernel_body(integers, floats):
-    """Return ``scene.scene_body``'s tuple from a body's kernel rows (see ConvexPolytope)."""
-    return (integers[0], integers[1], integers[2], integers[3], integers[4], floats[0],
-            floats[1], floats[2], floats[3], floats[4], floats[5], floats[6])
-
-
-@njit(inline=True)
 def _valid_pose(p, tolerance):
     """Return True when ``p`` is a finite rigid transform (``distance.first_invalid_pose``)."""
+    if p.shape[0] != 4 or p.shape[1] != 4:  # any 2-d array reaches query_posed: never read past it
+        return False
     for i in range(4):
         for j in range(4):
             if not math.isfinite(p[i, j]):
@@ -282,64 +278,78 @@ def _valid_pose(p, tolerance):
     return det >= 0.0
 
 
-# signed_distance's work arrays (workspace(), epa_workspace(), output_arrays(1)) packed by dtype
-# into four buffers, rebuilt as views inside the kernel: numba's dispatch costs about 0.1 us per
-# array argument, and the 23 separate arrays cost more than the tracked query.
-_V, _F = EPA_MAX_VERTICES, EPA_MAX_FACES
-_FLOATS, _FLOAT_SIZE = layout([(4, 4, 3), (4,), (3, 4), (4, _V, 3), (_F, 4), (3, 4), (1, 11)])
-_INTS, _INT_SIZE = layout([(2, 4), (4,), (2,), (_V, 2), (_F, 3), (_F, 3), (_F,),
-                           (2 * _F + 8, 2), (_V + 8, 2), (4,), (_V,), (_V + 8,), (_F,), (1, 4)])
+# The single query's arrays as views of byte buffers (scene.layout): numba's dispatch costs about
+# 80 ns per array argument, and 23 separate arrays cost more than the tracked query. The scratch
+# (workspace() and epa_workspace(), about 100 kB) is one buffer shared by every single query of
+# the process, which is safe because query_posed holds the GIL; the answer (output_arrays(1))
+# has a buffer per pair or per thread, since it is read after the call.
+_SCRATCH, SCRATCH_BYTES = layout([(array.dtype, array.shape)
+                                  for array in (*workspace(), *epa_workspace())])
+_OUT, OUT_BYTES = layout([(array.dtype, array.shape) for array in output_arrays(1)])
+# query_posed's ``mode`` bits.
+MODE_HILL_CLIMB, MODE_TRACKING = 1, 2
 
 
-def posed_buffers():
-    """Allocate ``query_posed``'s packed work arrays: float64, int64, bool and int8 (status)."""
-    return (np.zeros(_FLOAT_SIZE), np.zeros(_INT_SIZE, np.int64), np.zeros(_F, np.bool_),
-            np.full(1, int(Status.INACTIVE), np.int8))
+def scratch_buffer():
+    """Allocate ``query_posed``'s scratch buffer."""
+    return np.zeros(SCRATCH_BYTES, np.uint8)
+
+
+def out_buffer():
+    """Allocate ``query_posed``'s answer buffer (status INACTIVE until the first query)."""
+    buffer = np.zeros(OUT_BYTES, np.uint8)
+    values, status, _ = out_views(buffer)
+    values[:] = np.nan
+    status[:] = int(Status.INACTIVE)
+    return buffer
+
+
+def out_views(buffer):
+    """Return ``(values, status, counts)`` (``output_arrays(1)``) as views of ``out_buffer()``."""
+    return tuple(numpy_view(buffer, field, array.dtype)
+                 for field, array in zip(_OUT, output_arrays(1)))
 
 
 @njit(inline=True)
-def _unpack(floats, ints, flags):
-    """Rebuild workspace(), epa_workspace() and the output rows as views of the buffers."""
-    ws = (view(floats, _FLOATS[0]), view(ints, _INTS[0]), view(floats, _FLOATS[1]),
-          view(ints, _INTS[1]), view(floats, _FLOATS[2]), view(ints, _INTS[2]))
-    ep = (view(floats, _FLOATS[3]), view(ints, _INTS[3]), view(ints, _INTS[4]),
-          view(ints, _INTS[5]), view(floats, _FLOATS[4]), flags, view(ints, _INTS[6]),
-          view(ints, _INTS[7]), view(ints, _INTS[8]), view(ints, _INTS[9]),
-          view(floats, _FLOATS[5]), view(ints, _INTS[10]), view(ints, _INTS[11]),
-          view(ints, _INTS[12]))
-    return ws, ep, view(floats, _FLOATS[6]), view(ints, _INTS[13])
+def _unpack_scratch(buffer):
+    """Rebuild workspace() and epa_workspace() as views of the scratch buffer."""
+    f, i, w = np.float64, np.int64, _SCRATCH
+    ws = (view(buffer, w[0], f), view(buffer, w[1], i), view(buffer, w[2], f),
+          view(buffer, w[3], i), view(buffer, w[4], f), view(buffer, w[5], i))
+    ep = (view(buffer, w[6], f), view(buffer, w[7], i), view(buffer, w[8], i),
+          view(buffer, w[9], i), view(buffer, w[10], f), view(buffer, w[11], np.bool_),
+          view(buffer, w[12], i), view(buffer, w[13], i), view(buffer, w[14], i),
+          view(buffer, w[15], i), view(buffer, w[16], f), view(buffer, w[17], i),
+          view(buffer, w[18], i), view(buffer, w[19], i))
+    return ws, ep
 
 
-@njit
-def query_posed(vertices_a, offsets_a, indices_a, integers_a, floats_a, vertices_b, offsets_b,
-                indices_b, integers_b, floats_b, pose_a, pose_b, tolerance, cache_ints,
-                cache_floats, floats, ints, flags, status, hill_climb, tracking):
+@njit(hold_gil=True)
+def query_posed(body_a, body_b, cache, out, scratch, mode, pose_a, pose_b):
     """
-    Validate both poses and run ``signed_distance``'s query in one compiled call.
+    Validate both poses and run one single-pair query in one compiled call; return its distance.
 
-    The bodies come as their kernel arrays (``ConvexPolytope._kernel``), the cache as a
-    SimplexCache's two buffers, the work arrays as ``posed_buffers()``; returns False, having
-    computed nothing, when a pose is not a finite rigid transform (the caller then names it).
-    One call instead of three, with few array arguments: numba's dispatch, not the query, is
-    most of a tracked single query's cost.
+    The bodies come packed (``ConvexPolytope._packed``, see ``scene.pack_body``), the tracked
+    state as a SimplexCache's buffer, the answer in ``out_buffer()``, the work arrays in
+    ``scratch_buffer()``, the options as ``MODE_*`` bits and the poses last, so that a caller
+    binds everything else once. Returns NaN, having computed nothing, when a pose is not a finite
+    rigid transform (the caller then names it): a query itself never answers NaN. Seven arrays,
+    not twenty: numba's dispatch, not the query, is most of a tracked single query's cost. It
+    holds the GIL, as the scratch is shared (a microsecond query gains nothing from releasing
+    it).
     """
-    if not (_valid_pose(pose_a, tolerance) and _valid_pose(pose_b, tolerance)):
-        return False
-    ws, ep, values, counts = _unpack(floats, ints, flags)
-    cache = unpack_cache(cache_ints, cache_floats)
+    if not (_valid_pose(pose_a, ROTATION_TOLERANCE) and
+            _valid_pose(pose_b, ROTATION_TOLERANCE)):
+        return math.nan
+    ws, ep = _unpack_scratch(scratch)
     simplex, simplex_index, weights, counters, rel, seeds = ws
-    query_pair((vertices_a, offsets_a, indices_a), _kernel_body(integers_a, floats_a),
-               (vertices_b, offsets_b, indices_b), _kernel_body(integers_b, floats_b),
-               pose_a, pose_b, 0, cache[0], cache[1], cache[2], cache[3], cache[4:], simplex,
-               simplex_index, weights, counters, rel, seeds, ep, values, status, counts,
-               hill_climb, tracking)
-    return True
-
-
-def posed_outputs(buffers):
-    """Return ``(values, status, counts)`` of output row 0 as views of ``posed_buffers()``."""
-    floats, ints, _, status = buffers
-    start, shape = _FLOATS[6]
-    values = floats[start:start + 11].reshape(shape)
-    start, shape = _INTS[13]
-    return values, status, ints[start:start + 4].reshape(shape)
+    c = unpack_cache(cache)
+    f, w = np.float64, _OUT
+    values, status, counts = view(out, w[0], f), view(out, w[1], np.int8), \
+        view(out, w[2], np.int64)
+    geom_a, kernel_a = packed_body(body_a)
+    geom_b, kernel_b = packed_body(body_b)
+    query_pair(geom_a, kernel_a, geom_b, kernel_b, pose_a, pose_b, 0, c[0], c[1], c[2], c[3],
+               c[4:], simplex, simplex_index, weights, counters, rel, seeds, ep, values, status,
+               counts, (mode & MODE_HILL_CLIMB) != 0, (mode & MODE_TRACKING) != 0)
+    return values[0, 0]

@@ -91,3 +91,7 @@ HILL_CLIMB_MIN_VERTICES = 16
 # whose second (third) principal extent is below this fraction of the first is a segment
 # (polygon). Keeping the original coordinates means a 1e-12 flattening error stays unmeasurable.
 DEGENERATE_EXTENT_REL = 1e-12
+
+# Rotation blocks of poses must be orthonormal to this accuracy (poses from TF are normalised
+# quaternions, good to ~1e-15; 1e-6 only rejects matrices that are not rotations at all).
+ROTATION_TOLERANCE = 1e-6
