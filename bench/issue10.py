@@ -17,9 +17,11 @@ Issue 10's targets: where a peer was faster, each measured against that peer in 
 
 One function per row, each returning a ``Row``: the case, gjk_ros's figure, the peer's, the
 target, the verdict and why (counters where the core has them). The scene rows read the main
-run's timings; the single-call row runs ``bench.single_call``, the start-up row
-``bench.startup`` (which needs a ROS graph; without one the row says "not measured" and why,
-never a figure).
+run's timings; the single-call rows run ``bench.single_call`` (``DistanceQuery`` against coal's
+``ComputeDistance`` functor, like with like), the batch rows ``bench.planning_bench`` (a tracked
+trajectory against Pinocchio + coal's ``computeDistances``, on example-robot-data arms), the
+start-up row ``bench.startup`` (which needs a ROS graph). A row whose measurement could not run
+says "not measured" and why, never a figure.
 """
 
 from dataclasses import dataclass
@@ -33,10 +35,15 @@ TARGET_STARTUP_S = 3.0
 COLD_SIZE = 2048
 EXACT = 1e-9
 MAIN = 'gjk_batch_track_hc'
-SINGLE_TRACKED = 'gjk_ros signed_distance, tracked (SimplexCache)'
-SINGLE_COLD = 'gjk_ros signed_distance, cold (cache=None)'
+# bench.single_call's method names (not imported at the top: that would load the core).
+QUERY_TRACKED = 'gjk_ros DistanceQuery, tracked'
+QUERY_COLD = 'gjk_ros DistanceQuery, cold (tracking=False)'
+CALL_TRACKED = 'gjk_ros signed_distance, tracked (SimplexCache)'
+CALL_COLD = 'gjk_ros signed_distance, cold (cache=None)'
 COAL_WARM = 'coal ComputeDistance, CachedGuess + updateGuess'
 COAL_COLD = 'coal ComputeDistance, DefaultGuess'
+# The planner workload inside make bench: fewer configurations than its own default.
+PLANNING_ARGS = ['--configs', '300', '--reps', '3', '--checked', '3']
 
 
 @dataclass
@@ -55,24 +62,33 @@ class Row:
 
 def measure_extras(quick):
     """
-    Run the measurements the scene runs do not cover: single calls and the node's start-up.
+    Run the measurements the scene runs do not cover: single calls, batches, start-up.
 
     Returns
     -------
     dict
-        ``single_call``: bench.single_call rows; ``startup``: seconds per run or None;
-        ``startup_error``: why it was not measured, or None.
+        ``single_call``: bench.single_call rows; ``planning``: bench.planning_bench rows or
+        None, ``planning_error`` why not; ``startup``: seconds per run or None,
+        ``startup_error`` why not.
 
     """
-    from . import single_call, startup
+    from . import planning_bench, single_call, startup
     steps, repeats = (300, 3) if quick else (2000, 7)
-    extras = {'single_call': single_call.measure(SINGLE_CALL_VERTICES, steps, repeats),
-              'startup': None, 'startup_error': None}
-    try:
-        extras['startup'] = startup.measure(1 if quick else 3, timeout=120.0)
-    except Exception as error:  # noqa: B902 -- no ROS graph here: the row says why
-        extras['startup_error'] = '%s: %s' % (type(error).__name__, error)
+    extras = {'single_call': single_call.measure(SINGLE_CALL_VERTICES, steps, repeats)}
+    arguments = ['--quick', '--robots', 'ur5'] if quick else PLANNING_ARGS
+    _attempt(extras, 'planning',
+             lambda: planning_bench.measure(planning_bench.parse_arguments(arguments)))
+    _attempt(extras, 'startup', lambda: startup.measure(1 if quick else 3, timeout=120.0))
     return extras
+
+
+def _attempt(extras, name, measure):
+    """Store ``measure()`` as ``extras[name]``, or None and why in ``extras[name + '_error']``."""
+    extras[name], extras[name + '_error'] = None, None
+    try:
+        extras[name] = measure()
+    except Exception as error:  # noqa: B902 -- a missing extra or ROS graph: the row says why
+        extras[name + '_error'] = '%s: %s' % (type(error).__name__, error)
 
 
 def _single(rows, method):
@@ -82,20 +98,45 @@ def _single(rows, method):
 
 
 def row_single_tracked(single):
-    """signed_distance, tracked, 8 vertices, against coal warm-started: target <= coal."""
-    ours, peer = _single(single, SINGLE_TRACKED), _single(single, COAL_WARM)
+    """Judge a tracked DistanceQuery (8 vertices) against coal's warm functor: <= coal."""
+    ours, peer = _single(single, QUERY_TRACKED), _single(single, COAL_WARM)
     met = None if ours is None or peer is None else ours <= peer
-    return Row('`signed_distance` single call, tracked, %d vertices' % SINGLE_CALL_VERTICES,
-               ours, 'coal warm', peer, '<= coal', met,
-               'numba dispatch of one call (the query itself is under 0.3 us in a PairSet)')
+    call = _single(single, CALL_TRACKED)
+    return Row('single pair per Python call, tracked, %d vertices (`DistanceQuery`)'
+               % SINGLE_CALL_VERTICES, ours, 'coal warm', peer, '<= coal', met,
+               'one numba dispatch of 7 byte buffers (%s us with `signed_distance`, which '
+               'builds a DistanceResult per call)' % _figure_or_dash(call))
 
 
 def row_single_cold(single):
-    """signed_distance, cold, 8 vertices, against coal's default guess: target <= 2x coal."""
-    ours, peer = _single(single, SINGLE_COLD), _single(single, COAL_COLD)
+    """Judge a cold DistanceQuery (8 vertices) against coal's default guess: <= 2x coal."""
+    ours, peer = _single(single, QUERY_COLD), _single(single, COAL_COLD)
     met = None if ours is None or peer is None else ours <= 2.0 * peer
-    return Row('`signed_distance` single call, cold, %d vertices' % SINGLE_CALL_VERTICES,
-               ours, 'coal', peer, '<= 2x coal', met, 'as above: dispatch, not geometry')
+    call = _single(single, CALL_COLD)
+    return Row('single pair per Python call, cold, %d vertices (`DistanceQuery`)'
+               % SINGLE_CALL_VERTICES, ours, 'coal', peer, '<= 2x coal', met,
+               'as above (%s us with `signed_distance`)' % _figure_or_dash(call))
+
+
+def _figure_or_dash(value):
+    return '-' if value is None else '%.1f' % value
+
+
+def row_batch(extras, robot):
+    """Judge a planner's batch on one arm against Pinocchio + coal: faster, and exact."""
+    case = 'batch against batch, %s: all pairs per configuration, FK included' % robot
+    found = [row for row in extras.get('planning') or [] if row.get('robot') == robot]
+    if not found or 'pinocchio_coal_us_per_config_median' not in found[0]:
+        why = extras.get('planning_error') or (found[0].get('pinocchio') if found else None)
+        return Row(case, None, 'Pinocchio + coal', None, 'faster, exact', None,
+                   'not measured: %s' % (why or 'skipped'))
+    row = found[0]
+    ours, peer = row['gjk_us_per_config_median'], row['pinocchio_coal_us_per_config_median']
+    return Row(case, ours, 'Pinocchio + coal', peer, 'faster, exact',
+               ours < peer and row['gjk_max_error'] <= EXACT,
+               '%d piece pairs; %.2f GJK iterations per pair; error %.1e (coal %.1e)'
+               % (row['piece_pairs'], row['gjk_iterations_per_pair'], row['gjk_max_error'],
+                  row['coal_max_error']))
 
 
 def _separated_scenes(table, size):
@@ -155,9 +196,11 @@ def row_startup(extras):
 
 def rows(table, extras):
     """Return every issue 10 row, in the issue's order."""
+    from .planning_bench import ROBOTS
     single = extras.get('single_call') or []
     return [row_single_tracked(single), row_single_cold(single), row_cold_2048(table),
-            row_rotating_overlap(table), row_startup(extras)]
+            row_rotating_overlap(table), *(row_batch(extras, robot) for robot in ROBOTS),
+            row_startup(extras)]
 
 
 def _figure(value, unit):

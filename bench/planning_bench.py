@@ -50,6 +50,8 @@ ROBOTS = {
     'ur5': ('robots/ur_description/urdf/ur5_robot.urdf', 'robots/ur_description/srdf/ur5.srdf'),
     'panda': ('robots/panda_description/urdf/panda.urdf',
               'robots/panda_description/srdf/panda.srdf'),
+    'kinova': ('robots/kinova_description/robots/kinova.urdf',
+               'robots/kinova_description/srdf/kinova.srdf'),
 }
 
 
@@ -282,8 +284,8 @@ def write_results(rows, args):
     print('\n'.join(lines))
 
 
-def main(argv=None):
-    """Command line entry point."""
+def parse_arguments(argv=None):
+    """Return the settings (``--quick``: 200 configurations, 3 checked, 2 runs)."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--configs', type=int, default=1000)
     parser.add_argument('--obstacles', type=int, default=20)
@@ -295,11 +297,30 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.configs, args.checked, args.reps = 200, 3, 2
+    return args
+
+
+def measure(args):
+    """
+    Run every robot of ``args`` (see ``parse_arguments``); return their rows.
+
+    Raises ImportError when example-robot-data is not installed (a bench extra).
+    """
     data_dir = robot_data_dir()
     if data_dir is None:
-        print('example-robot-data is not installed (pip install example-robot-data)')
+        raise ImportError('example-robot-data is not installed (pip install -r '
+                          'bench/requirements.txt)')
+    return [bench_robot(name, data_dir, args) for name in args.robots]
+
+
+def main(argv=None):
+    """Command line entry point."""
+    args = parse_arguments(argv)
+    try:
+        rows = measure(args)
+    except ImportError as error:
+        print(error)
         return 1
-    rows = [bench_robot(name, data_dir, args) for name in args.robots]
     write_results(rows, args)
     return 0
 

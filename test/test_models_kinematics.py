@@ -205,6 +205,17 @@ def test_rejects_bad_trees(change, message):
         parse_kinematics(ALL_JOINTS_URDF.replace(*change, 1))
 
 
+@pytest.mark.parametrize('joint', ['mount', 'free'])
+def test_fixed_and_floating_joints_ignore_their_axis(joint):
+    """As urdfdom does: an axis, even a zero one, means nothing on these joints."""
+    start = ALL_JOINTS_URDF.index(f'<joint name="{joint}"')
+    end = ALL_JOINTS_URDF.index('</joint>', start)
+    urdf = ALL_JOINTS_URDF[:end] + '<axis xyz="0 0 0"/>' + ALL_JOINTS_URDF[end:]
+    model, reference = parse_kinematics(urdf), parse_kinematics(ALL_JOINTS_URDF)
+    q = _random_configurations(reference, 1, seed=5)[0]
+    np.testing.assert_array_equal(model.forward(q), reference.forward(q))
+
+
 def test_rejects_bad_configurations():
     model = parse_kinematics(ALL_JOINTS_URDF)
     with pytest.raises(ValueError, match='expected'):
@@ -242,7 +253,9 @@ def _pinocchio_q(model, pin_model, q):
 def _example_robots():
     share = os.path.join(sysconfig.get_paths()['purelib'], 'cmeel.prefix', 'share',
                          'example-robot-data', 'robots')
-    files = ('ur_description/urdf/ur5_robot.urdf', 'panda_description/urdf/panda.urdf')
+    # Kinova's URDF has a fixed joint with <axis xyz="0 0 0"/>, which urdfdom ignores.
+    files = ('ur_description/urdf/ur5_robot.urdf', 'panda_description/urdf/panda.urdf',
+             'kinova_description/robots/kinova.urdf')
     return [os.path.join(share, f) for f in files if os.path.exists(os.path.join(share, f))]
 
 

@@ -29,7 +29,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from .support import KIND_CYLINDER, KIND_POLYTOPE, SEED_DIRECTIONS
 from .tolerances import DEGENERATE_EXTENT_REL, HILL_CLIMB_MIN_VERTICES
@@ -96,6 +95,7 @@ def _segment_hull(points, axis):
 
 def _polygon_hull(points, centre, axes):
     """Hull of (nearly) coplanar points as a polygon with its boundary cycle as edges."""
+    from scipy.spatial import ConvexHull
     planar = (points - centre) @ axes[:2].T
     hull = ConvexHull(planar)
     order = hull.vertices  # counter-clockwise for 2D hulls
@@ -105,6 +105,7 @@ def _polygon_hull(points, centre, axes):
 
 def _solid_hull(points):
     """Hull of a full-dimensional point set; edges from qhull's triangulated facets."""
+    from scipy.spatial import ConvexHull
     hull = ConvexHull(points)
     keep = hull.vertices
     remap = np.full(points.shape[0], -1, dtype=np.int64)
@@ -122,6 +123,9 @@ def hull_with_adjacency(points, name='points'):
     principal extents (``DEGENERATE_EXTENT_REL``): a point, a segment, a polygon or a solid.
     Coordinates are never flattened, only the graph is chosen by dimension.
     """
+    # scipy is imported here, not at the top: the node only unpickles polytopes that its
+    # geometry worker built, and importing scipy.spatial cost it 0.3 s of its start.
+    from scipy.spatial import QhullError
     points = np.unique(_as_points(points, name), axis=0)
     if points.shape[0] == 1:
         return points, np.zeros(2, np.int32), np.zeros(0, np.int32)

@@ -284,7 +284,7 @@ def _joint(element, index: int, links: set, warnings: list) -> Joint:
                              f'{", ".join(JOINT_TYPES)})')
         parent, child = (_link_of(element, tag, links) for tag in ('parent', 'child'))
         origin = _origin(element)
-        axis = _axis(element)
+        axis = _axis(element, kind)
         if kind == 'planar' and abs(abs(axis[2]) - 1.0) > 1e-12 and _has(element, 'axis'):
             warnings.append(f'{name}: planar joint axis {axis.tolist()} ignored; motion is in '
                             'the xy plane of the joint frame (as MoveIt and Pinocchio)')
@@ -316,7 +316,11 @@ def _origin(element) -> np.ndarray:
     return xyz_rpy_to_matrix(found[0].get('xyz', '0 0 0'), found[0].get('rpy', '0 0 0'))
 
 
-def _axis(element) -> np.ndarray:
+def _axis(element, kind: str) -> np.ndarray:
+    if kind in ('fixed', 'floating'):
+        # urdfdom reads no axis for these: example-robot-data's Kinova arm has a fixed joint
+        # with <axis xyz="0 0 0"/>, which robot_state_publisher and MoveIt accept.
+        return np.array([1.0, 0.0, 0.0])
     found = child_elements(element, 'axis')
     axis = parse_numbers(found[0].get('xyz', '1 0 0') if found else '1 0 0', 'axis', 3)
     norm = float(np.linalg.norm(axis))

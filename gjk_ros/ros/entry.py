@@ -15,11 +15,13 @@
 """
 The ``gjk_distance_node`` console script's entry point, cheap to import on purpose.
 
-The geometry worker is a ``multiprocessing`` *spawn* child, and a spawn child imports the
-parent's main script first. The console script imports its entry point's module at the top, so
-pointing it at ``gjk_ros.ros.node`` made every worker import the whole node (rclpy, numba, the
-core: 0.75 s) before its own work, on every start and every restart. This module imports the node
-only when ``main`` runs, which the worker never does.
+It starts the server the geometry workers fork from before anything else (see
+``ingestion.worker_context``): the server imports the workers' libraries while this process
+imports the node, on another core, and the first worker forks from it ready to work. Where there
+is no forkserver the worker is a *spawn* child, which imports the parent's main script first;
+the console script imports its entry point's module at the top, so pointing it at
+``gjk_ros.ros.node`` made every worker import the whole node (rclpy, numba, the core: 0.75 s)
+before its own work. This module imports the node only when ``main`` runs.
 """
 
 __all__ = ['main']
@@ -27,5 +29,7 @@ __all__ = ['main']
 
 def main(args=None):
     """Run the ``gjk_distance`` node (see ``gjk_ros.ros.node.main``)."""
+    from gjk_ros.ros.ingestion import start_worker_server
+    start_worker_server()
     from gjk_ros.ros.node import main as run_node
     return run_node(args)

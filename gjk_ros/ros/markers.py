@@ -33,6 +33,7 @@ visualization_msgs/Marker). No node state is read: everything comes in through `
 """
 
 from dataclasses import dataclass
+import functools
 import itertools
 import math
 import weakref
@@ -41,7 +42,6 @@ from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point
 from gjk_ros.ros.records import PairStatus
 import numpy
-from scipy.spatial import ConvexHull, QhullError
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -176,8 +176,10 @@ def matrix_to_quaternion(rotation):
 
 # --- shapes to triangles ------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
 def _icosphere(level):
     """Return the unit vectors of an icosahedron subdivided ``level`` times (12, 42, 162)."""
+    from scipy.spatial import ConvexHull  # here: the node starts without scipy (0.3 s)
     golden = (1.0 + math.sqrt(5.0)) / 2.0
     vertices = [(-1, golden, 0), (1, golden, 0), (-1, -golden, 0), (1, -golden, 0),
                 (0, -1, golden), (0, 1, golden), (0, -1, -golden), (0, 1, -golden),
@@ -212,14 +214,15 @@ def _swept(points, radius):
     if radius <= 0.0:
         return points
     level = 2
-    while level > 0 and len(points) * len(_ICOSPHERES[level]) > _SWEPT_POINT_BUDGET:
+    while level > 0 and len(points) * len(_icosphere(level)) > _SWEPT_POINT_BUDGET:
         level -= 1
-    offsets = radius * _ICOSPHERES[level]
+    offsets = radius * _icosphere(level)
     return (points[:, None, :] + offsets[None, :, :]).reshape(-1, 3)
 
 
 def _solid_triangles(points):
     """Outward-wound hull triangles (t, 3, 3) of a full-dimensional point set, else None."""
+    from scipy.spatial import ConvexHull, QhullError
     try:
         hull = ConvexHull(points)
     except (QhullError, ValueError):
@@ -237,6 +240,7 @@ def _flat_triangles(points):
     _, singular, axes = numpy.linalg.svd(points - centre, full_matrices=False)
     if len(singular) < 2 or singular[1] <= 1e-9 * max(singular[0], 1e-300):
         return None
+    from scipy.spatial import ConvexHull, QhullError
     try:
         outline = ConvexHull((points - centre) @ axes[:2].T).vertices
     except (QhullError, ValueError):
@@ -275,9 +279,6 @@ def shape_triangles(shape):
             if triangles is not None:
                 return triangles
     raise ValueError('cannot draw %r' % (shape,))  # unreachable: a swept set is solid
-
-
-_ICOSPHERES = [_icosphere(level) for level in range(3)]
 
 
 # --- messages -----------------------------------------------------------------------------------

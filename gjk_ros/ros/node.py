@@ -52,7 +52,7 @@ import zlib
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
-from gjk_ros.core.warmup import warm_up
+from gjk_ros.core.warmup import warm_up_group
 from gjk_ros.ros import diagnostics
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE, TrackedPiece
 from gjk_ros.ros.decomposer import MeshDecomposer
@@ -313,8 +313,8 @@ class DistanceNode(Node):
                                  MARKER_QOS, raw=True)
 
     def _warm_up(self):
-        """Compile (or load from numba's cache) the core kernels before the first cycle."""
-        self.get_logger().debug('core ready in %.2f s' % sum(warm_up(jobs=1).values()))
+        """Compile (or load from numba's cache) the PairSet kernels before the first cycle."""
+        self.get_logger().debug('core ready in %.2f s' % warm_up_group('pairset'))
 
     def close(self):
         """Stop the ingestion workers (the node is being destroyed)."""
