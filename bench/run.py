@@ -16,7 +16,7 @@
 Reproduce Cameron 1997 section 4 with gjk_ros.core and compare with coal, python-fcl and MuJoCo.
 
 Usage: ``python -m bench.run [--quick] [--out bench/results] [--seed 0]``. Writes report.md,
-CSV files and PNG plots into the output folder (see bench/report.py).
+CSV files and PNG plots into the output folder (see bench/report/).
 
 For every body size the bodies are built once; each of the nine motion scenes (rotation
 0/6/12 degrees per step x gap 3/1 diameters/overlapping) is then answered by every method,
