@@ -17,6 +17,7 @@
 import itertools
 from types import SimpleNamespace
 
+from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.models import marker_to_piece, ModelError, ResourceResolver
 from gjk_ros.models import markers
 from gjk_ros.models.primitives import ELLIPSOID_OUTER_ERROR, ELLIPTIC_CYLINDER_OUTER_ERROR
@@ -120,6 +121,23 @@ def test_non_uniform_sphere_is_an_outer_ellipsoid_approximation_with_a_warning()
     assert 0.0 < ELLIPSOID_OUTER_ERROR < 0.01
     assert len(piece.warnings) == 1 and piece.warnings[0].startswith('obstacles/7: ')
     assert 'ellipsoid' in piece.warnings[0] and 'ellipsoid' in piece.description
+
+
+def test_ellipsoids_scale_one_template_and_climb_like_a_fresh_hull():
+    """The scaled template's vertex graph is the hull's: hill climbing finds every support."""
+    diameters = np.array([0.2, 0.4, 1.0])
+    scaled = marker_to_piece(make_marker(TYPES.SPHERE, scale=diameters)).shape
+    fresh = ConvexPolytope.from_points(scaled.vertices)
+    assert scaled.num_vertices == fresh.num_vertices
+    probe = ConvexPolytope.box([0.01, 0.01, 0.01])
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        pose = np.eye(4)
+        pose[:3, :3] = Rotation.random(random_state=rng).as_matrix()
+        pose[:3, 3] = rng.normal(size=3)
+        answers = [signed_distance(body, np.eye(4), probe, pose, hill_climb=climb).distance
+                   for body in (scaled, fresh) for climb in (True, False)]
+        assert max(answers) - min(answers) <= 1e-12
 
 
 def test_cylinder_scale_is_diameters_and_height():
