@@ -90,7 +90,12 @@ def epa_store_arrays(count):
             np.zeros((count, f, 3), np.int32), np.zeros((count, f, 3), np.int32))
 
 
-@njit
+# The helpers of an expansion are inlined (njit(inline=True)): each takes the EP tuple, whose
+# fourteen arrays numba passes as about a hundred scalars per call, which cost more than most
+# helpers' work. Rotating overlaps at 2,048 vertices (36 expansions per step, bench.epa_tracking):
+# 50 -> 38-41 us per tracked step (measured 2026-11-22). A binary heap for the closest face
+# was tried as well and gained nothing: the face scan is not where the time goes.
+@njit(inline=True)
 def _add_vertex(ep, index_a, ax, ay, az, index_b, lx, ly, lz, bx, by, bz):
     points, state = ep[EP_POINTS], ep[EP_STATE]
     v = state[ST_VERTICES]
@@ -110,7 +115,7 @@ def epa_vertex_count(ep):
     return ep[EP_STATE][ST_VERTICES]
 
 
-@njit
+@njit(inline=True)
 def _has_vertex(ep, index_a, index_b):
     if index_a < 0 or index_b < 0:
         return False
@@ -121,7 +126,7 @@ def _has_vertex(ep, index_a, index_b):
     return False
 
 
-@njit
+@njit(inline=True)
 def _compute_plane(ep, f):
     """Outward unit normal and origin distance of face f; False (and d = inf) if it has no area."""
     w, face, plane = ep[EP_POINTS][0], ep[EP_FACES][f], ep[EP_PLANES][f]
@@ -139,7 +144,7 @@ def _compute_plane(ep, f):
     return True
 
 
-@njit
+@njit(inline=True)
 def _new_face(ep, i, j, k):
     state = ep[EP_STATE]
     if state[ST_FREE] > 0:
@@ -154,7 +159,7 @@ def _new_face(ep, i, j, k):
     return f
 
 
-@njit
+@njit(inline=True)
 def _delete_face(ep, f):
     state = ep[EP_STATE]
     ep[EP_ALIVE][f] = False
@@ -327,7 +332,7 @@ def epa_seed(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count,
     return EPA_DONE, 0.0, 0.0, 0.0
 
 
-@njit
+@njit(inline=True)
 def _closest_face(ep):
     planes, alive = ep[EP_PLANES], ep[EP_ALIVE]
     best, best_face = math.inf, -1
@@ -337,7 +342,7 @@ def _closest_face(ep):
     return best_face
 
 
-@njit
+@njit(inline=True)
 def _carve_horizon(ep, start, wx, wy, wz, visible_tolerance):
     """
     Delete the faces that w sees, starting from ``start`` (which it sees).
@@ -371,7 +376,7 @@ def _carve_horizon(ep, start, wx, wy, wz, visible_tolerance):
     return edges
 
 
-@njit
+@njit(inline=True)
 def _stitch(ep, apex, edges):
     """Connect every horizon edge to the new vertex ``apex`` and link the new faces."""
     faces, adj, horizon = ep[EP_FACES], ep[EP_ADJ], ep[EP_HORIZON]
