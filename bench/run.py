@@ -607,7 +607,7 @@ def run_benchmark(config, progress=None):
     results.profile = peers.profile_overheads(core, config.num_pairs)
     if config.extras and core is not None:
         if progress is not None:
-            progress('issue 10 extras: single calls, node start-up')
+            progress('issue 10 extras: single calls, planner batches, node start-up')
         results.extras = issue10.measure_extras(config.quick)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
