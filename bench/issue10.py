@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import math
 import statistics
 
+from .single_call import CALL_COLD, CALL_TRACKED, COAL_COLD, COAL_WARM, QUERY_COLD, QUERY_TRACKED
+
 __all__ = ['Row', 'measure_extras', 'section']
 
 SINGLE_CALL_VERTICES = 8
@@ -35,13 +37,6 @@ TARGET_STARTUP_S = 3.0
 COLD_SIZE = 2048
 EXACT = 1e-9
 MAIN = 'gjk_batch_track_hc'
-# bench.single_call's method names (not imported at the top: that would load the core).
-QUERY_TRACKED = 'gjk_ros DistanceQuery, tracked'
-QUERY_COLD = 'gjk_ros DistanceQuery, cold (tracking=False)'
-CALL_TRACKED = 'gjk_ros signed_distance, tracked (SimplexCache)'
-CALL_COLD = 'gjk_ros signed_distance, cold (cache=None)'
-COAL_WARM = 'coal ComputeDistance, CachedGuess + updateGuess'
-COAL_COLD = 'coal ComputeDistance, DefaultGuess'
 # The planner workload inside make bench: fewer configurations than its own default.
 PLANNING_ARGS = ['--configs', '300', '--reps', '3', '--checked', '3']
 
