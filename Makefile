@@ -93,7 +93,7 @@ $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
 # Compile the core's numba kernels into its cache now (about a minute on 2 cores), so that the
 # node and the tests start without compiling; redone when a core source changes, which drops
 # the cache (gjk_ros/core/_jit.py).
-$(STAMPS)/warmup: $(wildcard gjk_ros/core/*.py) $(STAMPS)/install
+$(STAMPS)/warmup: $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py $(STAMPS)/install
 	$(VENV_DIR)/bin/gjk-ros warmup
 	touch $@
 

@@ -239,8 +239,11 @@ def find_bench_root():
 def _run_warmup(options, extra):
     from gjk_ros.core.warmup import cache_directory, warm_up
 
+    from gjk_ros.models.meshes import warm_up as warm_up_meshes
+
     started = time.perf_counter()
     seconds = warm_up(options.jobs)
+    seconds['mesh checks'] = warm_up_meshes()
     groups = ', '.join('%s %.1f s' % item for item in seconds.items())
     print('gjk-ros warmup: geometry kernels ready in %.1f s (%s); cache: %s'
           % (time.perf_counter() - started, groups, cache_directory()))

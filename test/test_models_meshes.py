@@ -423,3 +423,19 @@ def test_model_error_text_and_pickling():
     assert isinstance(error, ValueError)
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.body, copy.reason, str(copy)) == ('link_1', 'mesh file missing', str(error))
+
+
+def test_nearest_candidate_distances_match_trimesh_with_degenerate_triangles():
+    """The compiled point-triangle distance of hull_deviation, against trimesh's."""
+    rng = np.random.default_rng(1)
+    triangles = rng.normal(size=(300, 3, 3))
+    triangles[:20, 2] = triangles[:20, 0] + 0.5 * (triangles[:20, 1] - triangles[:20, 0])
+    triangles[20:30, 1] = triangles[20:30, 0]   # an edge of zero length
+    triangles[30:35] = triangles[30:35, :1]     # a point
+    points = 1.5 * rng.normal(size=(2000, 3))
+    candidates = rng.integers(0, len(triangles), size=(len(points), 8))
+    ours = meshes.nearest_candidate_distances(points, triangles, candidates)
+    closest = trimesh.triangles.closest_point(triangles[candidates].reshape(-1, 3, 3),
+                                              np.repeat(points, 8, axis=0))
+    expected = np.linalg.norm(closest - np.repeat(points, 8, axis=0), axis=1)
+    np.testing.assert_allclose(ours, expected.reshape(-1, 8).min(axis=1), rtol=0, atol=1e-12)
