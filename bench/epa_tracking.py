@@ -18,7 +18,9 @@ Tracked exact MTD on overlapping 2,048-vertex hulls, per step: the experiment be
 Five pairs of random 2,048-vertex hulls overlap and move back and forth (0.02 per step, turning
 0 or 6 degrees per step) for 200 steps in one PairSet; prints the CPU time and EPA iterations per
 tracked pair-step. tolerances.py records what it measured for several EPA_MAX_VERTICES /
-EPA_TRACK_MAX_VERTICES settings. Run: `.venv/bin/python -m bench.epa_tracking`.
+EPA_TRACK_MAX_VERTICES settings. Run: `.venv/bin/python -m bench.epa_tracking` (five pairs stay
+in cache); `--pairs 100 --steps 20 --rotations 0 6 12` is make bench's case, where every pair's
+hulls come from memory.
 """
 
 import time
@@ -61,11 +63,20 @@ def measure(rotation_deg, seed=0):
     return seconds / STEPS / PAIRS * 1e6, expansions / STEPS / PAIRS
 
 
-def main():
-    for rotation_deg in (0.0, 6.0):
+def main(argv=None):
+    """Print the figures; ``--pairs 100 --steps 20`` is make bench's cache-cold case."""
+    import argparse
+    global PAIRS, STEPS
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
+    parser.add_argument('--pairs', type=int, default=PAIRS)
+    parser.add_argument('--steps', type=int, default=STEPS)
+    parser.add_argument('--rotations', type=float, nargs='+', default=[0.0, 6.0])
+    args = parser.parse_args(argv)
+    PAIRS, STEPS = args.pairs, args.steps
+    for rotation_deg in args.rotations:
         microseconds, expansions = measure(rotation_deg)
         print(f'{rotation_deg:4.1f} deg/step: {microseconds:6.1f} us per tracked pair-step, '
-              f'{expansions:5.1f} EPA iterations')
+              f'{expansions:5.1f} EPA iterations ({PAIRS} pairs, {STEPS} steps)')
 
 
 if __name__ == '__main__':
