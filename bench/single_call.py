@@ -147,7 +147,7 @@ def measure(vertices, steps, repeats):
 
 def markdown(rows, steps, repeats):
     """Return the report as Markdown."""
-    lines = ['# `signed_distance` single-call cost', '',
+    lines = ['# Single-pair call cost: DistanceQuery, signed_distance and coal', '',
              f'{steps} calls per run, median of {repeats} runs; {platform.machine()}, '
              f'{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}. '
              '`|d - d_tracked|` compares each answer with gjk_ros tracked.', '',
