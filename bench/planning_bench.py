@@ -223,8 +223,10 @@ def bench_robot(name, data_dir, args):
     urdf_path, srdf_path = (os.path.join(data_dir, p) for p in ROBOTS[name])
     urdf_xml, srdf_xml = open(urdf_path).read(), open(srdf_path).read()
     obstacles, specs = make_obstacles(args.obstacles, args.seed)
+    started = time.perf_counter()
     robot = RobotDistances(urdf_xml, srdf_xml=srdf_xml, obstacles=obstacles,
                            package_paths={'example-robot-data': data_dir})
+    build_seconds = time.perf_counter() - started
     qs = make_trajectory(robot.kinematics, args.configs, args.seed)
     checked = numpy.linspace(0, len(qs) - 1, args.checked).astype(int)
     try:
@@ -236,6 +238,7 @@ def bench_robot(name, data_dir, args):
     times, result = time_methods(robot, qs, setup, args.reps)
     figures = {
         'robot': name, 'configs': len(qs), 'obstacles': len(obstacles),
+        'model_build_s': build_seconds,
         'body_pairs': len(robot.pairs), 'self_pairs': int(robot._is_self.sum()),
         'piece_pairs': robot.pair_set.num_pairs,
         'gjk_us_per_config_min': min(times['gjk']) * 1e6,

@@ -238,7 +238,6 @@ def find_bench_root():
 
 def _run_warmup(options, extra):
     from gjk_ros.core.warmup import cache_directory, warm_up
-
     from gjk_ros.models.meshes import warm_up as warm_up_meshes
 
     started = time.perf_counter()

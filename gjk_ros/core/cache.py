@@ -26,6 +26,7 @@ import numpy as np
 from ._jit import njit
 from .epa import epa_store_arrays
 from .scene import layout, numpy_view, view
+
 __all__ = ['SimplexCache', 'cache_arrays', 'unpack_cache']
 
 

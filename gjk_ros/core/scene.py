@@ -163,11 +163,9 @@ def view(buffer, start_shape, dtype):
 
 
 # One body packed for a single query, in one read-only byte buffer: four int32 (vertex, offset
-# and index counts, kind), the scene's seven float64 params, the vertices, then the CSR offsets
-# and indices (int32).
-_HEADER = 0, (4,)
-_PARAMS = 16, (7,)
-_VERTICES = 72
+# and index counts, kind), the scene's seven float64 params, then (sized by the header) the
+# vertices and the CSR offsets and indices (int32).
+(_HEADER, _PARAMS), _VERTICES = layout([(np.int32, (4,)), (np.float64, (7,))])
 
 
 def pack_body(scene):
@@ -188,7 +186,7 @@ def packed_body(buffer):
     params = view(buffer, _PARAMS, np.float64)
     count, offset_count = np.int64(header[0]), np.int64(header[1])
     vertices = view(buffer, (_VERTICES, (count, np.int64(3))), np.float64)
-    offset_start = _VERTICES + 24 * count
+    offset_start = _VERTICES + 3 * 8 * count  # float64 vertices, then int32 from here
     offsets = view(buffer, (offset_start, (offset_count,)), np.int32)
     indices = view(buffer, (offset_start + 4 * offset_count, (np.int64(header[2]),)), np.int32)
     zero = np.int64(0)
