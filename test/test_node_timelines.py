@@ -20,11 +20,13 @@ process and the real core; only its clock is driven by the test and its callback
 directly (the DDS wiring is covered by the live-process tests), so that hypothesis can try
 hundreds of timelines. A timeline is a random sequence of: TF published or not, time passing,
 obstacle sources publishing, stopping, resuming, deleting, valid and invalid markers, the
-robot model arriving. After every cycle:
+robot model arriving, and ROS time itself standing still, jumping back or forward, or reading
+zero while the steady clock runs on (a simulator's ``/clock``). After every cycle:
 
 - ``~/min_distance`` is -inf whenever some input in scope is not fresh or not ready
   (model missing, TF older than tf_timeout, a silent source, a marker kept past its lifetime
-  because its source has not been heard since, a body not built, a rejected body);
+  because its source has not been heard since, a body not built, a rejected body, ROS time
+  zero or standing still for longer than clock_timeout);
 - otherwise it equals the exact minimum over the pairs in scope (independent computation
   with ``signed_distance``), and so never exceeds it;
 - a cycle always publishes (one input never stops the outputs).
@@ -57,6 +59,7 @@ URDF = ('<robot name="r"><link name="arm"><collision><geometry><box size="0.2 0.
         '</geometry></collision></link></robot>')
 TF_TIMEOUT = 0.5
 OBSTACLE_TIMEOUT = 1.0
+CLOCK_TIMEOUT = 0.5
 SOURCES = ('a', 'b')
 
 
@@ -78,6 +81,8 @@ class Truth:
     """What the test published, and the rules of README applied to it independently."""
 
     now: float = 100.0
+    steady: float = 0.0
+    ros_advanced_at: float = 0.0     # steady time at which ROS time last changed
     model: bool = False
     tf_stamp: float = None
     tf_good: bool = True
@@ -94,12 +99,13 @@ class Truth:
     def expected_min(self):
         """-inf if anything in scope is unknown, else the exact minimum."""
         self.expire()
-        if not self.model or self.tf_stamp is None or not self.tf_good or \
+        clock_untrusted = self.now <= 0 or self.steady - self.ros_advanced_at > CLOCK_TIMEOUT
+        if not self.model or self.tf_stamp is None or not self.tf_good or clock_untrusted or \
                 self.now - self.tf_stamp > TF_TIMEOUT or not self.markers:
             return -math.inf
         distances = []
         for (source, _), (centre, expires, ok) in self.markers.items():
-            silent = self.now - self.heard[source] > OBSTACLE_TIMEOUT
+            silent = self.now - self.heard.get(source, -math.inf) > OBSTACLE_TIMEOUT
             past_lifetime = expires is not None and expires < self.now
             if silent or past_lifetime or not ok:
                 return -math.inf
@@ -121,7 +127,8 @@ class Driver:
         self.node = node
         self.truth = Truth()
         node._now = lambda: self.truth.now
-        node._started = self.truth.now
+        node._steady = lambda: self.truth.steady
+        node._started = self.truth.steady
         node._last_now = self.truth.now
         self.min_distance = Recorder()
         self.distances = Recorder()
@@ -145,6 +152,28 @@ class Driver:
     def bad_tf(self):
         """Publish an absurd but finite quaternion: INVALID, never an identity rotation."""
         self.tf((1e154, 1e154, 0.0, 1e154))
+
+    def advance(self, seconds):
+        """Both clocks run on."""
+        self.truth.now += seconds
+        self.truth.steady += seconds
+        self.truth.ros_advanced_at = self.truth.steady
+
+    def clock_stands(self, seconds):
+        """Only the steady clock runs: /clock stopped or paused."""
+        self.truth.steady += seconds
+
+    def clock_jumps(self, seconds):
+        """ROS time jumps (a simulator reset, or a jump ahead); back clears TF and sources."""
+        self.truth.now = max(self.truth.now + seconds, 0.0)
+        self.truth.ros_advanced_at = self.truth.steady
+        if seconds < 0:
+            self.truth.tf_stamp = None
+            self.truth.heard.clear()
+
+    def clock_zero(self):
+        """ROS time reads zero: use_sim_time and nothing publishes /clock."""
+        self.clock_jumps(-self.truth.now)
 
     def model(self):
         self.node._on_description(serialize_message(String(data=URDF)))
@@ -194,6 +223,7 @@ def driver():
     rclpy.init(context=context)
     parameters = [Parameter('tf_timeout', value=TF_TIMEOUT),
                   Parameter('obstacle_timeout', value=OBSTACLE_TIMEOUT),
+                  Parameter('clock_timeout', value=CLOCK_TIMEOUT),
                   Parameter('max_distance', value=math.inf),
                   Parameter('rate_hz', value=1000.0)]
     node = DistanceNode(context=context, parameter_overrides=parameters)
@@ -212,6 +242,11 @@ events = strategies.one_of(
     strategies.tuples(strategies.just('model')),
     strategies.tuples(strategies.just('advance'),
                       strategies.sampled_from([0.05, 0.2, 0.4, 0.7, 1.2])),
+    strategies.tuples(strategies.just('clock_stands'),
+                      strategies.sampled_from([0.1, 0.3, 0.6, 1.5])),
+    strategies.tuples(strategies.just('clock_jumps'),
+                      strategies.sampled_from([-50.0, -0.3, 0.3, 50.0])),
+    strategies.tuples(strategies.just('clock_zero')),
     strategies.tuples(strategies.just('publish'), strategies.sampled_from(SOURCES),
                       strategies.lists(strategies.tuples(strategies.integers(0, 2), centres),
                                        min_size=1, max_size=3,
@@ -231,12 +266,7 @@ def test_min_distance_is_fail_safe_over_random_timelines(driver, timeline, ready
     if ready_first:  # most timelines start from a working robot, to reach measured cycles
         timeline = [('model',), ('tf',)] + timeline
     for event in timeline:
-        if event[0] == 'advance':
-            driver.truth.now += event[1]
-        elif event[0] == 'publish':
-            driver.publish(*event[1:])
-        else:
-            getattr(driver, event[0])(*event[1:])
+        getattr(driver, event[0])(*event[1:])
         published = driver.cycle()
         expected = driver.truth.expected_min()
         event_name = 'unknown' if expected == -math.inf else 'measured'
@@ -252,11 +282,13 @@ def _reset(driver):
     """Start each example from an empty scene: no obstacles, no model, TF forgotten."""
     for source in SOURCES:
         driver.delete_all(source)
-    driver.truth = Truth(now=driver.truth.now + 100.0)
+    driver.truth = Truth(now=driver.truth.now + 100.0, steady=driver.truth.steady + 100.0,
+                         ros_advanced_at=driver.truth.steady + 100.0)
     driver.node._now = lambda: driver.truth.now
+    driver.node._last_now = driver.truth.now
     driver.node._frames.clear_dynamic()
     driver.node._model = type(driver.node._model)()
     for name, key in driver.node._bodies.keys(LINK, 'urdf'):
         driver.node._bodies.remove(LINK, name, key)
-    driver.node._started = driver.truth.now
+    driver.node._started = driver.truth.steady
     driver.cycle()

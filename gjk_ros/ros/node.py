@@ -71,10 +71,12 @@ from gjk_ros.ros.records import PairStatus
 from gjk_ros.ros.sources import SourceMonitor
 from gjk_ros.ros.tf_buffer import (decode_tf_message, MAX_COORDINATE, rotation_matrix,
                                    TfBuffer, TfStatus)
+from gjk_ros.ros.timekeeping import RosTimeMonitor
 import numpy
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 import rclpy
+from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
                               ParameterException)
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -182,8 +184,10 @@ class DistanceNode(Node):
         self._problems = ProblemLog(self.get_logger())
         self._declare_parameters()
         self._config = self._read_config()
-        self._started = self._now()
-        self._last_now = self._started
+        self._started = self._steady()
+        self._last_now = self._now()
+        self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
+        self._ros_time = RosTimeMonitor(self._config.clock_timeout, self._uses_sim_time())
         self._frames = TfBuffer(self._config.tf_buffer_duration)
         self._bodies = BodyRegistry()
         self._names = NameRegistry()
@@ -226,8 +230,8 @@ class DistanceNode(Node):
         self._warm_up()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
-        self._watchdog = self.create_timer(self._pacer.period, self._on_watchdog)
-        self._diagnostics_timer = self.create_timer(DIAGNOSTICS_PERIOD, self._on_diagnostics)
+        self._watchdog = self._steady_timer(self._pacer.period, self._on_watchdog)
+        self._diagnostics_timer = self._steady_timer(DIAGNOSTICS_PERIOD, self._on_diagnostics)
         self.get_logger().info(
             "computing distances in '%s' at up to %g Hz" % (self._config.fixed_frame,
                                                             self._config.rate_hz))
@@ -339,6 +343,17 @@ class DistanceNode(Node):
         """Node-clock time in seconds (the clock of every receive time and expiry)."""
         return self.get_clock().now().nanoseconds * 1e-9
 
+    @staticmethod
+    def _steady():
+        """Steady-clock seconds: what must run whatever ROS time does (timekeeping.py)."""
+        return time.monotonic()
+
+    def _steady_timer(self, period, callback):
+        return self.create_timer(period, callback, clock=self._steady_clock)
+
+    def _uses_sim_time(self):
+        return bool(self.get_parameter('use_sim_time').value)
+
     # -- TF path (compute group) -------------------------------------------------------------
 
     def _on_tf(self, data):
@@ -367,9 +382,12 @@ class DistanceNode(Node):
         """Clear the dynamic TF history when time jumps back, as tf2_ros's buffer does."""
         if now < self._last_now:
             self._frames.clear_dynamic()
+            # Receive times of the old time line would keep a dead source fresh until ROS
+            # time caught up with them: its sources count as unheard until they publish.
+            self._sources.forget_heard()
             self.get_logger().warning(
-                'time jumped back by %.3f s: cleared the /tf history (as tf2_ros does)'
-                % (self._last_now - now))
+                'time jumped back by %.3f s: cleared the /tf history (as tf2_ros does) and '
+                "the obstacle sources' receive times" % (self._last_now - now))
         self._last_now = now
 
     # -- ingestion path: bytes to the worker -------------------------------------------------
@@ -427,7 +445,9 @@ class DistanceNode(Node):
         if self._config.rate_hz != old.rate_hz:
             self._pacer.set_rate(self._config.rate_hz)
             self.destroy_timer(self._watchdog)
-            self._watchdog = self.create_timer(self._pacer.period, self._on_watchdog)
+            self._watchdog = self._steady_timer(self._pacer.period, self._on_watchdog)
+        if changed & {'clock_timeout', 'use_sim_time'}:
+            self._ros_time = RosTimeMonitor(self._config.clock_timeout, self._uses_sim_time())
         if changed & {'static_obstacles', 'link_geometry', 'fixed_frame'}:
             self._parameter_bodies_dirty = True
         if changed & {'obstacle_timeout', 'static_obstacle_namespaces',
@@ -466,6 +486,7 @@ class DistanceNode(Node):
     def _cycle(self):
         now = self._now()
         self._check_clock(now)
+        self._ros_time.observe(now, self._steady())
         self._take_inputs(now)
         self._refresh_layout()
         poses, inputs, stamp = self._piece_poses(now)
@@ -889,6 +910,8 @@ class DistanceNode(Node):
                   if lookup.status == TfStatus.OK and lookup.dynamic]
         self._check_poses(poses, inputs)
         self._mark_silent_sources(inputs, now)
+        if self._ros_time.problem(self._steady()) is not None:
+            inputs[inputs == InputState.OK] = InputState.STALE  # no age can be judged
         poses[inputs != InputState.OK] = numpy.eye(4)
         return poses, inputs, min(stamps) if stamps else 0
 
@@ -981,8 +1004,11 @@ class DistanceNode(Node):
         """
         reasons = []
         config = self._config
+        clock_problem = self._ros_time.problem(self._steady())
+        if clock_problem is not None:
+            reasons.append(clock_problem)
         if config.require_robot_description and not self._model.built:
-            reasons.append(self._model_reason(now))
+            reasons.append(self._model_reason())
         if self._parameter_tokens:
             reasons.append('static_obstacles / link_geometry being built')
         if not self._tracked_link_ids:
@@ -994,12 +1020,12 @@ class DistanceNode(Node):
         self._report_readiness(reasons)
         return reasons
 
-    def _model_reason(self, now):
+    def _model_reason(self):
         if self._model.error is not None:
             return 'robot_description rejected: %s' % self._model.error
         if self._model.token is not None:
             return 'robot_description being built'
-        waited = now - self._started
+        waited = self._steady() - self._started
         if waited >= self._config.robot_description_timeout:
             return ('no robot_description after %.0f s: remap it? (this node subscribes to '
                     "'%s')" % (waited, self.resolve_topic_name('robot_description')))

@@ -65,6 +65,11 @@ PARAMETERS = (
                   'latest common header.stamp on the node clock (Nav2 source_timeout); pairs '
                   'that depend on it are published with status STALE until it is updated.',
                   low=0.0, high=3600.0, positive=True),
+    ParameterSpec('clock_timeout', 'double', 1.0,
+                  'Seconds of steady (wall) time that ROS time may stand still, or be zero, '
+                  'before nothing counts as fresh: every pair STALE, ~/min_distance -inf, the '
+                  'reason naming /clock (a stopped or paused simulator under use_sim_time).',
+                  low=0.0, high=3600.0, positive=True),
     ParameterSpec('tf_buffer_duration', 'double', 10.0,
                   'Seconds of /tf history kept per frame (tf2 cache_time), for interpolation '
                   'and for markers placed at their header.stamp (frame_locked false).',
@@ -458,6 +463,7 @@ class Config:
     fixed_frame: str = 'world'
     rate_hz: float = 30.0
     tf_timeout: float = 0.5
+    clock_timeout: float = 1.0
     tf_buffer_duration: float = 10.0
     obstacle_timeout: float = 2.0
     static_obstacle_namespaces: tuple = ()

@@ -56,6 +56,10 @@ class SourceMonitor:
         key = (kind, namespace)
         self._heard[key] = max(received, self._heard.get(key, received))
 
+    def forget_heard(self):
+        """Forget every receive time (ROS time jumped back): all sources count as unheard."""
+        self._heard.clear()
+
     def last_heard(self, kind, namespace):
         """Receive time of the namespace's last message, or None."""
         return self._heard.get((kind, namespace))
