@@ -45,7 +45,6 @@ Module constants: ``REPO_ROOT``, ``VENV_PREFIX`` (``sys.prefix``), ``VENV_BIN``,
 
 """
 
-import fcntl
 import os
 import pathlib
 import shutil
@@ -59,11 +58,6 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENV_PREFIX = pathlib.Path(sys.prefix)
 VENV_BIN = pathlib.Path(sys.executable).parent
 VENV_PYTHON = sys.executable
-
-# Lock files live in the system temp folder so that every pytest process on the machine, of
-# this checkout or another, sees the same ones.
-DOMAIN_LOCK_DIR = pathlib.Path(tempfile.gettempdir()) / 'gjk_ros_test_domains'
-DOMAIN_IDS = range(1, 101)
 
 settings.register_profile('gjk_ros', deadline=None)
 settings.load_profile('gjk_ros')
@@ -85,23 +79,11 @@ collect_ignore_glob = [] if HAVE_LAUNCH_TESTING else ['*.launch.py']
 
 
 class _DomainLock:
-    """An exclusive, process-held lock on one ROS domain id (released on close or exit)."""
+    """An exclusive, process-held lock on one ROS domain id (the demo's lock protocol)."""
 
     def __init__(self):
-        DOMAIN_LOCK_DIR.mkdir(parents=True, exist_ok=True)
-        start = os.getpid() % len(DOMAIN_IDS)  # spread processes out; any free id will do
-        for offset in range(len(DOMAIN_IDS)):
-            domain_id = DOMAIN_IDS[(start + offset) % len(DOMAIN_IDS)]
-            handle = open(DOMAIN_LOCK_DIR / f'{domain_id}.lock', 'a')
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                handle.close()
-                continue
-            self.domain_id = domain_id
-            self._handle = handle
-            return
-        raise RuntimeError(f'all ROS domain ids {DOMAIN_IDS} are held by other test processes')
+        from gjk_ros.demo.monitor import hold_free_domain
+        self.domain_id, self._handle = hold_free_domain()
 
     def close(self):
         self._handle.close()

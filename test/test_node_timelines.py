@@ -47,7 +47,8 @@ rclpy = pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs')
 
 from geometry_msgs.msg import TransformStamped  # noqa: E402, I100
-from gjk_ros.ros.node import DistanceNode, LINK, OBSTACLE  # noqa: E402, F401
+from gjk_ros.ros.bodies import LINK  # noqa: E402
+from gjk_ros.ros.node import DistanceNode  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
@@ -126,16 +127,16 @@ class Driver:
     def __init__(self, node):
         self.node = node
         self.truth = Truth()
-        node._now = lambda: self.truth.now
-        node._steady = lambda: self.truth.steady
-        node._started = self.truth.steady
-        node._last_now = self.truth.now
+        node.clocks.now = lambda: self.truth.now
+        node.clocks.steady = lambda: self.truth.steady
+        node.clocks.last_now = self.truth.now
+        node.sources['robot_description'].forget_model()
         self.min_distance = Recorder()
         self.distances = Recorder()
-        node._min_distance_pub = self.min_distance
-        node._distances_pub = self.distances
-        node._names_pub = Recorder()
-        node._markers_pub = Recorder()
+        node.outputs.min_distance = self.min_distance
+        node.outputs.distances = self.distances
+        node.outputs.names = Recorder()
+        node.outputs.markers = Recorder()
 
     def tf(self, quaternion=(0.0, 0.0, 0.0, 1.0)):
         transform = TransformStamped()
@@ -144,8 +145,8 @@ class Driver:
         transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(stamp, 10**9)
         rotation = transform.transform.rotation
         rotation.x, rotation.y, rotation.z, rotation.w = quaternion
-        self.node._store_transforms(serialize_message(TFMessage(transforms=[transform])),
-                                    static=False)
+        self.node.frames.store(serialize_message(TFMessage(transforms=[transform])),
+                               static=False)
         self.truth.tf_stamp = self.truth.now
         self.truth.tf_good = quaternion == (0.0, 0.0, 0.0, 1.0)
 
@@ -165,9 +166,10 @@ class Driver:
 
     def clock_jumps(self, seconds):
         """ROS time jumps (a simulator reset, or a jump ahead); back clears TF and sources."""
-        self.truth.now = max(self.truth.now + seconds, 0.0)
-        self.truth.ros_advanced_at = self.truth.steady
-        if seconds < 0:
+        before, self.truth.now = self.truth.now, max(self.truth.now + seconds, 0.0)
+        if self.truth.now != before:
+            self.truth.ros_advanced_at = self.truth.steady
+        if self.truth.now < before:
             self.truth.tf_stamp = None
             self.truth.heard.clear()
 
@@ -176,7 +178,8 @@ class Driver:
         self.clock_jumps(-self.truth.now)
 
     def model(self):
-        self.node._on_description(serialize_message(String(data=URDF)))
+        self.node.sources['robot_description'].on_description(
+            serialize_message(String(data=URDF)))
         self.truth.model = True
 
     def publish(self, source, ids, lifetime, bad):
@@ -192,14 +195,14 @@ class Driver:
             markers.append(marker)
             expires = self.truth.now + lifetime if lifetime > 0 else None
             self.truth.markers[(source, marker_id)] = (centre, expires, not bad)
-        self.node._on_markers(OBSTACLE, '~/obstacles',
-                              serialize_message(MarkerArray(markers=markers)))
+        self.node.sources['obstacles'].on_message(
+            serialize_message(MarkerArray(markers=markers)))
         self.truth.heard[source] = self.truth.now
 
     def delete_all(self, source):
         marker = Marker(ns=source, action=Marker.DELETEALL)
-        self.node._on_markers(OBSTACLE, '~/obstacles',
-                              serialize_message(MarkerArray(markers=[marker])))
+        self.node.sources['obstacles'].on_message(
+            serialize_message(MarkerArray(markers=[marker])))
         self.truth.heard[source] = self.truth.now
         for key in [key for key in self.truth.markers if key[0] == source]:
             del self.truth.markers[key]
@@ -209,8 +212,9 @@ class Driver:
         deadline = time.monotonic() + 20.0
         published = len(self.min_distance.messages)
         self.node._run_cycle()
-        while (self.node._ingestor.pending() or self.node._bodies.pending_count() or
-               self.node._model.token is not None) and time.monotonic() < deadline:
+        while (self.node.ingestor.pending() or self.node.world.bodies.pending_count() or
+               self.node.sources['robot_description'].busy) and \
+                time.monotonic() < deadline:
             time.sleep(0.005)
             self.node._run_cycle()
         assert len(self.min_distance.messages) > published, 'a cycle published nothing'
@@ -284,11 +288,10 @@ def _reset(driver):
         driver.delete_all(source)
     driver.truth = Truth(now=driver.truth.now + 100.0, steady=driver.truth.steady + 100.0,
                          ros_advanced_at=driver.truth.steady + 100.0)
-    driver.node._now = lambda: driver.truth.now
-    driver.node._last_now = driver.truth.now
-    driver.node._frames.clear_dynamic()
-    driver.node._model = type(driver.node._model)()
-    for name, key in driver.node._bodies.keys(LINK, 'urdf'):
-        driver.node._bodies.remove(LINK, name, key)
-    driver.node._started = driver.truth.steady
+    node = driver.node
+    node.clocks.last_now = driver.truth.now
+    node.frames.buffer.clear_dynamic()
+    node.sources['robot_description'].forget_model()
+    for name, key in node.world.bodies.keys(LINK, 'robot_description'):
+        node.world.bodies.remove(LINK, name, key)
     driver.cycle()

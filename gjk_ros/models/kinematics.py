@@ -39,6 +39,7 @@ for N configurations at once, one vectorised step per joint.
 from dataclasses import dataclass
 import math
 
+from gjk_ros.core.rigid import MIN_QUATERNION_NORM
 from gjk_ros.models.errors import ModelError
 from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.models.urdf import child_elements, DOCUMENT_BODY, robot_element
@@ -58,8 +59,6 @@ _SUFFIXES = {
 # Motion codes of the compiled FK (continuous moves as revolute).
 _KIND_CODES = {'fixed': 0, 'revolute': 1, 'continuous': 1, 'prismatic': 2, 'planar': 3,
                'floating': 4}
-# A floating joint's quaternion shorter than this has no direction (see transforms.py).
-MIN_QUATERNION_NORM = 1e-6
 _IDENTITY = np.eye(4)
 # Joints and links a description may hold; keeps a hostile document from costing unbounded time.
 MAX_JOINTS = 10_000

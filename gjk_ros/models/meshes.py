@@ -59,10 +59,10 @@ from urllib.parse import unquote, urlparse
 import xml.etree.ElementTree as ElementTree
 
 from gjk_ros.core import ConvexPolytope
+from gjk_ros.core.triangles import point_triangle_distances
 from gjk_ros.models.errors import ModelError
 from gjk_ros.models.primitives import Shape
 from gjk_ros.models.values import MAX_MAGNITUDE, parse_numbers
-import numba
 import numpy as np
 from scipy.spatial import cKDTree, ConvexHull, QhullError
 import trimesh
@@ -556,82 +556,17 @@ def warm_up():
     return time.perf_counter() - started
 
 
-@numba.njit(cache=True, nogil=True)
 def nearest_candidate_distances(points, triangles, candidates):
     """
     Return, for each point, its exact distance to the nearest of its candidate triangles.
 
-    ``candidates[i]`` indexes ``triangles`` (t, 3, 3). Compiled: hull_deviation measures 20,000
-    points against 16 triangles each, which as trimesh's vectorised closest_point took 0.3 s
-    per non-convex mesh on every load (Kinova's nine meshes: 3.4 s of a 4.7 s model build).
-    Scalar code on purpose: it compiles in a second (``gjk-ros warmup`` does it at install).
+    ``candidates[i]`` indexes ``triangles`` (t, 3, 3); the compiled kernel is the core's
+    ``point_triangle_distances``. hull_deviation measures 20,000 points against 16 triangles
+    each, which as trimesh's vectorised closest_point took 0.3 s per non-convex mesh.
     """
     out = np.empty(points.shape[0])
-    for i in range(points.shape[0]):
-        best = np.inf
-        px, py, pz = points[i, 0], points[i, 1], points[i, 2]
-        for j in range(candidates.shape[1]):
-            t = triangles[candidates[i, j]]
-            squared = _point_triangle_squared(px, py, pz, t[0, 0], t[0, 1], t[0, 2], t[1, 0],
-                                              t[1, 1], t[1, 2], t[2, 0], t[2, 1], t[2, 2])
-            best = min(best, squared)
-        out[i] = np.sqrt(best)
+    point_triangle_distances(points, triangles, candidates, out)
     return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _point_triangle_squared(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
-    """Squared distance from p to triangle abc (Ericson, Real-Time Collision Detection 5.1.5)."""
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    acx, acy, acz = cx - ax, cy - ay, cz - az
-    nx, ny, nz = aby * acz - abz * acy, abz * acx - abx * acz, abx * acy - aby * acx
-    if nx * nx + ny * ny + nz * nz == 0.0:  # no area: the nearest of its three edges
-        return min(_point_segment_squared(px, py, pz, ax, ay, az, bx, by, bz),
-                   _point_segment_squared(px, py, pz, bx, by, bz, cx, cy, cz),
-                   _point_segment_squared(px, py, pz, cx, cy, cz, ax, ay, az))
-    apx, apy, apz = px - ax, py - ay, pz - az
-    d1, d2 = abx * apx + aby * apy + abz * apz, acx * apx + acy * apy + acz * apz
-    if d1 <= 0.0 and d2 <= 0.0:  # vertex a
-        return apx * apx + apy * apy + apz * apz
-    bpx, bpy, bpz = px - bx, py - by, pz - bz
-    d3, d4 = abx * bpx + aby * bpy + abz * bpz, acx * bpx + acy * bpy + acz * bpz
-    if d3 >= 0.0 and d4 <= d3:  # vertex b
-        return bpx * bpx + bpy * bpy + bpz * bpz
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:  # edge ab
-        v = d1 / (d1 - d3)
-        return _gap(px, py, pz, ax + v * abx, ay + v * aby, az + v * abz)
-    cpx, cpy, cpz = px - cx, py - cy, pz - cz
-    d5, d6 = abx * cpx + aby * cpy + abz * cpz, acx * cpx + acy * cpy + acz * cpz
-    if d6 >= 0.0 and d5 <= d6:  # vertex c
-        return cpx * cpx + cpy * cpy + cpz * cpz
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:  # edge ac
-        w = d2 / (d2 - d6)
-        return _gap(px, py, pz, ax + w * acx, ay + w * acy, az + w * acz)
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:  # edge bc
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
-        return _gap(px, py, pz, bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz))
-    scale = 1.0 / (va + vb + vc)  # inside the face
-    v, w = vb * scale, vc * scale
-    return _gap(px, py, pz, ax + v * abx + w * acx, ay + v * aby + w * acy,
-                az + v * abz + w * acz)
-
-
-@numba.njit(cache=True, nogil=True)
-def _point_segment_squared(px, py, pz, ax, ay, az, bx, by, bz):
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    length = abx * abx + aby * aby + abz * abz
-    t = 0.0
-    if length > 0.0:
-        t = min(max(((px - ax) * abx + (py - ay) * aby + (pz - az) * abz) / length, 0.0), 1.0)
-    return _gap(px, py, pz, ax + t * abx, ay + t * aby, az + t * abz)
-
-
-@numba.njit(cache=True, nogil=True)
-def _gap(px, py, pz, qx, qy, qz):
-    return (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2
 
 
 def _area(triangles: np.ndarray) -> float:

@@ -14,12 +14,10 @@
 
 """Poses as (4, 4) homogeneous matrices: URDF xyz/rpy and geometry_msgs Pose."""
 
+from gjk_ros.core.rigid import quaternion_matrix, unit_quaternion
 from gjk_ros.models.errors import ModelError
 from gjk_ros.models.values import parse_numbers
 import numpy as np
-
-# A quaternion shorter than this carries no rotation; normalising it would amplify noise.
-MIN_QUATERNION_NORM = 1e-6
 
 
 def rpy_to_matrix(rpy) -> np.ndarray:
@@ -89,15 +87,10 @@ def quaternion_to_matrix(quaternion) -> np.ndarray:
 
     """
     q = parse_numbers(list(quaternion), 'orientation', 4)
-    norm = float(np.linalg.norm(q))
-    if norm < MIN_QUATERNION_NORM:
+    unit, _ = unit_quaternion(tuple(float(v) for v in q))
+    if unit is None:
         raise ValueError(f'orientation quaternion (x y z w) = ({_format(q)}) has zero length')
-    x, y, z, w = q / norm
-    return np.array([
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-        [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-        [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)],
-    ])
+    return quaternion_matrix(*unit)
 
 
 def pose_to_matrix(position, orientation, *, body: str = 'pose') -> np.ndarray:

@@ -16,11 +16,12 @@
 
 import numbers
 
+from gjk_ros.core.rigid import MAX_COORDINATE
 import numpy as np
 
 # Largest magnitude accepted for any number entering geometry (metres, or a scale factor):
 # beyond it, float arithmetic on a distance keeps no useful precision, so it is a mistake.
-MAX_MAGNITUDE = 1e6
+MAX_MAGNITUDE = MAX_COORDINATE
 # Longest echo of a bad value in an error message (a value may be a list of 200,000 numbers).
 _SHOWN_CHARACTERS = 80
 

@@ -30,11 +30,15 @@ name; the namespace is kept so that several instances on one graph stay apart), 
 from dataclasses import dataclass, field
 import math
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.qos import OUTPUT_QOS
 from gjk_ros.ros.records import PairStatus
+from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 
-__all__ = ['CycleStats', 'compute_status', 'inputs_status', 'link_statuses', 'error_status']
+__all__ = ['CycleStats', 'compute_status', 'DiagnosticsReporter', 'error_status',
+           'inputs_status', 'link_statuses']
 
 # diagnostic_updater asks software nodes without a device to say 'none'.
 HARDWARE_ID = 'none'
@@ -252,3 +256,86 @@ def decomposition_status(node_name, waiting, failures):
                                                    for item in sorted(failures.items())])))
     return _status(node_name, 'decomposition', level, '; '.join(problems) or 'all parts ready',
                    _values(waiting=len(waiting), failed=len(failures)))
+
+
+class DiagnosticsReporter:
+    """
+    ``/diagnostics`` of one node, from its components (see ``DistanceNode``'s attributes).
+
+    Also watches the graph for another node of the same name (consumers would receive
+    interleaved answers).
+    """
+
+    def __init__(self, node):
+        self._node = node
+        self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', OUTPUT_QOS)
+        self.stats = CycleStats()
+        self.duplicates = 0
+
+    def check_duplicate_name(self):
+        """Warn when another node of the same name and namespace is on the graph."""
+        node = self._node
+        twins = sum(1 for name, namespace in node.get_node_names_and_namespaces()
+                    if name == node.get_name() and namespace == node.get_namespace())
+        self.duplicates = twins - 1
+        if twins > 1:
+            node.problems.report(('duplicate',), "another node named '%s' is on this ROS "
+                                 'graph: consumers will receive interleaved answers; give '
+                                 'each instance its own name or namespace'
+                                 % node.get_fully_qualified_name(), level='warning')
+        else:
+            node.problems.resolve(('duplicate',))
+
+    def input_ages(self, now):
+        """Gather what the inputs entry reports from the node's components."""
+        node = self._node
+        frames, sources = node.frames, node.sources
+
+        def age(received):
+            return now - received if received is not None else math.inf
+        marker_sources = [sources['obstacles'], sources['links']]
+        return InputAges(
+            tf=age(frames.received['tf']),
+            tf_static=age(frames.received['tf_static']),
+            robot_description=age(sources['robot_description'].received),
+            obstacles=marker_sources[0].last_message_age(now),
+            links=marker_sources[1].last_message_age(now),
+            frames_known=frames.buffer.frame_count(),
+            stale_frames=frames.frames_in(TfStatus.STALE, TfStatus.EXTRAPOLATION),
+            missing_frames=frames.frames_in(TfStatus.MISSING),
+            invalid_frames=frames.frames_in(TfStatus.INVALID),
+            not_ready=list(node.readiness.reasons),
+            stale_sources=[ns for source in marker_sources for ns in source.stale_namespaces],
+            source_ages={label: value for source in sources.values()
+                         for label, value in source.ages(now).items()},
+            pending_bodies=node.world.bodies.pending_count(),
+            suppressed_problems=node.problems.suppressed,
+            duplicates=self.duplicates,
+        )
+
+    def publish(self):
+        """Publish every entry and start new cycle statistics."""
+        node = self._node
+        name = node.get_fully_qualified_name().lstrip('/')
+        config, layout, records = node.config, node.layout, node.last_records
+        statuses = [
+            compute_status(name, self.stats, 0 if records is None else len(records),
+                           layout.tracker.num_piece_pairs, config.rate_hz),
+            inputs_status(name, self.input_ages(node.clocks.now()), config.tf_timeout),
+        ]
+        if records is not None:
+            statuses += link_statuses(name, records[~layout.self_mask],
+                                      node.world.names.names_by_id(LINK),
+                                      node.world.names.names_by_id(OBSTACLE), layout.link_ids)
+        for kind, body, reason in node.world.bodies.all_errors()[:MAX_ERROR_ENTRIES]:
+            statuses.append(error_status(name, 'rejected %s %s' % (kind, body), reason))
+        model_error = node.sources['robot_description'].error
+        if model_error is not None:
+            statuses.append(error_status(name, 'robot_description', model_error))
+        if config.decompose_meshes:
+            statuses.append(decomposition_status(name, node.decomposer.waiting(),
+                                                 node.decomposer.failures()))
+        message = DiagnosticArray(status=statuses)
+        message.header.stamp = node.get_clock().now().to_msg()
+        self._publisher.publish(message)
+        self.stats = CycleStats()

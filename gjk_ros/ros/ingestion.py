@@ -42,6 +42,8 @@ import struct
 import threading
 import time
 
+from gjk_ros.ros.limits import IngestLimits
+
 __all__ = ['IngestLimits', 'Ingestor', 'IngestResult', 'MarkerOp', 'start_worker_server']
 
 # Marker actions (visualization_msgs/Marker), kept here so the parent needs no message import.
@@ -84,31 +86,6 @@ def start_worker_server():
     from multiprocessing import forkserver
     context.set_forkserver_preload(list(WORKER_PRELOAD))
     forkserver.ensure_running()
-
-
-@dataclass(frozen=True)
-class IngestLimits:
-    """
-    Bounds on every input (each is a node parameter; see config/gjk_distance.yaml).
-
-    Anything over a bound is rejected with a reason naming the body; nothing over it is ever
-    parsed or built.
-    """
-
-    max_points: int = 200_000
-    max_markers_per_message: int = 10_000
-    max_message_bytes: int = 128 * 2**20
-    # Loading a mesh peaks at about 27x its file size (a 16 MB STL took 438 MB): 32 MiB keeps
-    # the worst case inside the worker's default 2 GiB.
-    max_mesh_bytes: int = 32 * 2**20
-    max_mesh_triangles: int = 1_000_000
-    max_description_bytes: int = 16 * 2**20
-    max_parameter_bytes: int = 2**20
-    max_nesting: int = 32
-    max_yaml_nodes: int = 100_000
-    job_timeout_s: float = 10.0
-    worker_memory_mb: int = 2048
-    hull_warning_threshold: float = 0.005
 
 
 @dataclass
@@ -245,6 +222,12 @@ class Ingestor:
         """Whether a job is queued or running, or a result is waiting."""
         with self._condition:
             return bool(self._queued or self._batches or self._running or self._results)
+
+    @property
+    def limits(self):
+        """Return the limits of the next job."""
+        with self._condition:
+            return self._limits
 
     def set_limits(self, limits):
         """Use new limits from the next job on (the worker restarts with them)."""
@@ -712,11 +695,6 @@ class _WorkerState:
         self.sent[key] = op.geometry_key
 
 
-# A marker quaternion is normalised, as RViz does, when its norm is within this factor of 1;
-# beyond it (1e154 components, 1e-200) it is no sane orientation and the marker is rejected.
-QUATERNION_NORM_RANGE = 1e3
-
-
 def marker_count(data):
     """
     Markers in a serialized MarkerArray, read from its CDR header; None if it has none.
@@ -738,18 +716,11 @@ def check_pose(pose):
     norm and used to become the identity rotation) is rejected, and so is a position beyond
     MAX_COORDINATE (issue 11).
     """
-    from gjk_ros.ros.tf_buffer import MAX_COORDINATE
+    from gjk_ros.core.rigid import marker_quaternion, MAX_COORDINATE
     if not all(abs(v) <= MAX_COORDINATE for v in pose[:3]):
         return 'position is not finite or beyond %g m' % MAX_COORDINATE
-    quaternion = pose[3:]
-    if not all(math.isfinite(v) for v in quaternion):
-        return 'orientation is not finite'
-    largest = max(abs(v) for v in quaternion)
-    norm = largest * math.sqrt(sum((v / largest) ** 2 for v in quaternion)) if largest else 0.0
-    if not 1.0 / QUATERNION_NORM_RANGE <= norm <= QUATERNION_NORM_RANGE:
-        return 'orientation quaternion norm %.3g is not a rotation (normalised only within ' \
-               '[%g, %g])' % (norm, 1.0 / QUATERNION_NORM_RANGE, QUATERNION_NORM_RANGE)
-    return None
+    quaternion, reason = marker_quaternion(pose[3:])
+    return reason if quaternion is None else None
 
 
 def _throttled(progress):

@@ -13,19 +13,31 @@
 # limitations under the License.
 
 """
-``~/distances`` and ``~/min_distance`` from a record array (no node state here).
+The node's outputs, except ``/diagnostics`` (``diagnostics.py``).
 
-``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
+``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/names`` and ``~/markers``.
+
+``make_cloud`` and ``min_distance`` are pure functions of a record array; ``Outputs`` owns the
+publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
 """
 
+import json
 import math
 import sys
+import time
 
+from gjk_ros.ros.markers import MarkerBuilder
+from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField
+from std_msgs.msg import Float64, String
+from visualization_msgs.msg import MarkerArray
 
-__all__ = ['make_cloud', 'min_distance']
+__all__ = ['make_cloud', 'min_distance', 'Outputs']
+
+# ~/markers is for eyes: at most this rate, whatever rate_hz is.
+MARKERS_PERIOD = 0.1
 
 
 # Built once: 17 PointField constructions per cycle were a tenth of the node's Python time.
@@ -105,3 +117,59 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
 
 # Statuses that carry no measurement and no bound: unknown is treated as contact.
 _UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])
+
+
+class Outputs:
+    """
+    The publishers of one node, and what each cycle publishes.
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        Creates the publishers (names relative to the node: ``~/...``).
+
+    """
+
+    def __init__(self, node):
+        self.distances = node.create_publisher(PointCloud2, '~/distances', OUTPUT_QOS)
+        self.self_distances = node.create_publisher(PointCloud2, '~/self_distances',
+                                                    OUTPUT_QOS)
+        self.names = node.create_publisher(String, '~/names', LATCHED_QOS)
+        self.min_distance = node.create_publisher(Float64, '~/min_distance', OUTPUT_QOS)
+        self.markers = node.create_publisher(MarkerArray, '~/markers', OUTPUT_QOS)
+        self._builder = MarkerBuilder()
+        self._last_markers = -math.inf
+        self._config = None
+
+    def configure(self, config):
+        self._config = config
+
+    def publish_names(self, names):
+        """``~/names``: the id -> name tables (latched)."""
+        self.names.publish(String(data=json.dumps(names)))
+
+    def publish(self, records, self_mask, ready, header):
+        """One cycle's clouds and fail-safe minimum, all with the same header."""
+        config = self._config
+        self.distances.publish(make_cloud(records[~self_mask], header))
+        if config.self_collision:
+            self.self_distances.publish(make_cloud(records[self_mask], header))
+        counted = records if config.self_collision_in_min_distance else records[~self_mask]
+        self.min_distance.publish(Float64(data=min_distance(
+            counted, ready, config.max_distance, config.allow_no_obstacles)))
+
+    def publish_markers(self, records, self_mask, header, views):
+        """
+        ``~/markers``, for eyes: at most every MARKERS_PERIOD, and only when someone listens.
+
+        ``views()`` gives the PieceViews of the pieces in use; it is called only when the
+        markers are published.
+        """
+        monotonic = time.monotonic()
+        if not self._config.publish_markers or \
+                monotonic - self._last_markers < MARKERS_PERIOD or \
+                not self.markers.get_subscription_count():
+            return
+        self._last_markers = monotonic
+        self.markers.publish(self._builder.build(records[~self_mask], header, views(),
+                                                 self._config.max_distance))

@@ -61,6 +61,11 @@ class CyclePacer:
         self._last_arrival = None
 
     @property
+    def rate_hz(self):
+        """Return the longest-run cycle rate, Hz."""
+        return self._rate_hz
+
+    @property
     def period(self):
         """Seconds between cycles at ``rate_hz``."""
         return 1.0 / self._rate_hz

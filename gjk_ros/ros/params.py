@@ -26,7 +26,7 @@ import fnmatch
 import json
 import math
 
-from gjk_ros.ros.ingestion import IngestLimits
+from gjk_ros.ros.limits import IngestLimits
 
 # The input limits' defaults live in one place, IngestLimits.
 _LIMITS = IngestLimits()
@@ -42,7 +42,8 @@ class ParameterSpec:
 
     ``kind`` is one of 'string', 'double', 'bool', 'string_array'. ``low``/``high`` are
     inclusive bounds of a double (also declared as a FloatingPointRange unless infinite);
-    ``positive`` makes the lower bound exclusive.
+    ``positive`` makes the lower bound exclusive. ``reconfigures`` names the node components
+    that take a new value at run time (``DistanceNode.components``).
     """
 
     name: str
@@ -52,139 +53,208 @@ class ParameterSpec:
     low: float = -math.inf
     high: float = math.inf
     positive: bool = False
+    reconfigures: tuple = ()
 
 
 PARAMETERS = (
     ParameterSpec('fixed_frame', 'string', 'world',
-                  'Frame of every output (witness points, normals, markers).'),
+                  'Frame of every output: witness points, normals, markers, the ~/distances '
+                  'header.',
+                  reconfigures=('frames', 'sources')),
     ParameterSpec('rate_hz', 'double', 30.0,
-                  'Compute and publish rate, Hz. Each cycle uses the latest input only.',
-                  low=0.0, high=1000.0, positive=True),
+                  'Most cycles per second, Hz. A cycle runs when new /tf arrives (capped at this '
+                  'rate) and, when no /tf comes, every 1/rate_hz s from a watchdog timer on the '
+                  'steady clock. Each cycle uses the latest input only.',
+                  low=0.0, high=1000.0, positive=True, reconfigures=('pacing',)),
     ParameterSpec('tf_timeout', 'double', 0.5,
                   'Seconds after which a chain of /tf transforms is stale, measured from its '
-                  'latest common header.stamp on the node clock (Nav2 source_timeout); pairs '
-                  'that depend on it are published with status STALE until it is updated.',
-                  low=0.0, high=3600.0, positive=True),
+                  'latest common header.stamp on the node clock (Nav2 source_timeout): pairs '
+                  'that depend on it are published with status STALE (1) until it is updated. '
+                  '/tf_static never goes stale.',
+                  low=0.0, high=3600.0, positive=True, reconfigures=('frames',)),
     ParameterSpec('clock_timeout', 'double', 1.0,
                   'Seconds of steady (wall) time that ROS time may stand still, or be zero, '
                   'before nothing counts as fresh: every pair STALE, ~/min_distance -inf, the '
                   'reason naming /clock (a stopped or paused simulator under use_sim_time).',
-                  low=0.0, high=3600.0, positive=True),
+                  low=0.0, high=3600.0, positive=True, reconfigures=('clock',)),
     ParameterSpec('tf_buffer_duration', 'double', 10.0,
-                  'Seconds of /tf history kept per frame (tf2 cache_time), for interpolation '
-                  'and for markers placed at their header.stamp (frame_locked false).',
-                  low=0.0, high=3600.0, positive=True),
+                  'Seconds of /tf history kept per frame (tf2 cache_time), for interpolation and '
+                  'for markers placed at their header.stamp (frame_locked false).',
+                  low=0.0, high=3600.0, positive=True, reconfigures=('frames',)),
     ParameterSpec('obstacle_timeout', 'double', 2.0,
-                  'Seconds after which a marker namespace (an obstacle source) that published '
-                  'nothing is silent: its bodies stay, with status STALE, until it publishes '
-                  'again (Nav2 source_timeout). 0 disables the check.',
-                  low=0.0, high=3600.0),
+                  'Seconds after which a marker namespace that published nothing is a silent '
+                  'obstacle source: its obstacles stay, with status STALE (1), and '
+                  '~/min_distance is -inf until it publishes again (Nav2 source_timeout). Marker '
+                  'lifetimes do not remove the obstacles of a silent source. 0 disables the '
+                  'check.',
+                  low=0.0, high=3600.0, reconfigures=('sources',)),
     ParameterSpec('static_obstacle_namespaces', 'string_array', [],
                   'fnmatch patterns of marker namespaces published once (latched maps, '
-                  'fixtures): they never go stale.'),
+                  'fixtures): they never go stale.',
+                  reconfigures=('sources',)),
     ParameterSpec('required_obstacle_sources', 'string_array', [],
                   'Marker namespaces that must have published, and be fresh, before '
-                  '~/min_distance is anything but -inf (e.g. the perception pipeline).'),
+                  '~/min_distance is anything but -inf (e.g. the perception pipeline).',
+                  reconfigures=('sources',)),
     ParameterSpec('allow_no_obstacles', 'bool', False,
-                  'Whether ~/min_distance may be +inf when no obstacle is in scope; false '
-                  'makes an empty scope read -inf (nothing known is not "clear").'),
+                  'Whether ~/min_distance may read +inf when no obstacle is in scope; false: an '
+                  'empty scope reads -inf, because nothing known is not "clear".',
+                  reconfigures=('outputs',)),
     ParameterSpec('require_robot_description', 'bool', True,
                   'Whether ~/min_distance stays -inf until robot_description was received and '
-                  'built (false: links come only from link_geometry and ~/links).'),
+                  'built (false: links come only from link_geometry and ~/links).',
+                  reconfigures=('sources',)),
     ParameterSpec('robot_description_timeout', 'double', 5.0,
-                  'Seconds after start-up without robot_description before it is reported as '
-                  'an error (usually a missing remap under a namespace).',
-                  low=0.0, high=3600.0, positive=True),
+                  'Seconds after start-up without robot_description before it is reported as an '
+                  "error (usually a missing remap: see the launch file's robot_description_topic "
+                  'argument).',
+                  low=0.0, high=3600.0, positive=True, reconfigures=('sources',)),
     ParameterSpec('max_distance', 'double', 1.0,
-                  'Pairs whose bounding spheres are farther apart than this (metres, after '
-                  'padding) are skipped and published with status BEYOND. .inf computes all.',
-                  low=0.0, positive=True),
+                  'Metres (.inf for no limit). Pairs whose bounding spheres are farther apart '
+                  'than this (after padding) are not computed and are published with status '
+                  'BEYOND (4).',
+                  low=0.0, positive=True, reconfigures=('outputs',)),
     ParameterSpec('link_include', 'string_array', ['*'],
-                  'fnmatch patterns of the links to track (a link must match one).'),
+                  "Links to track, as fnmatch patterns ('*', 'arm_*', 'tool?'): a link must "
+                  'match one include pattern and no exclude pattern.',
+                  reconfigures=('layout',)),
     ParameterSpec('link_exclude', 'string_array', [],
-                  'fnmatch patterns of links not to track (wins over link_include).'),
+                  'fnmatch patterns of links not to track (wins over link_include; empty '
+                  'excludes none).',
+                  reconfigures=('layout',)),
     ParameterSpec('obstacle_include', 'string_array', ['*'],
-                  'fnmatch patterns of the obstacles to track (names are ns/id).'),
+                  "Obstacles to track, as fnmatch patterns (names are the marker's ns/id, or the "
+                  "static obstacle's name).",
+                  reconfigures=('layout',)),
     ParameterSpec('obstacle_exclude', 'string_array', [],
-                  'fnmatch patterns of obstacles not to track (wins over obstacle_include).'),
+                  'fnmatch patterns of obstacles not to track (wins over obstacle_include; empty '
+                  'excludes none).',
+                  reconfigures=('layout',)),
     ParameterSpec('allowed_pairs', 'string_array', [],
-                  "Pairs to track, as 'link_pattern:obstacle_pattern' fnmatch patterns; "
-                  'empty tracks every included link against every included obstacle.'),
+                  "Pairs to track, as 'link_pattern:obstacle_pattern' fnmatch patterns, e.g. "
+                  "['gripper*:*', '*:table']; empty tracks every included link against every "
+                  'included obstacle.',
+                  reconfigures=('layout',)),
     ParameterSpec('padding', 'double', 0.0,
-                  'Safety margin subtracted from every distance, metres (inflates the link).',
-                  low=0.0, high=1000.0),
+                  'Safety margin in metres, subtracted from every distance: every link is '
+                  'inflated, its witness point moves along the normal by this much (a self pair '
+                  'loses it twice).',
+                  low=0.0, high=1000.0, reconfigures=('layout',)),
     ParameterSpec('link_padding', 'string_array', [],
-                  "Per-link padding (MoveIt's link_padding) as 'link_pattern:metres' entries, "
-                  'added to padding for the links a pattern matches; the first matching entry '
-                  'wins.'),
+                  "Extra padding per link (MoveIt's link_padding), as 'link_pattern:metres' "
+                  "entries added to padding, e.g. ['panda_hand:0.02', 'panda_link[67]:0.01']; "
+                  'the first matching entry wins.',
+                  reconfigures=('layout',)),
     ParameterSpec('obstacle_padding', 'string_array', [],
-                  "Per-obstacle padding as 'obstacle_pattern:metres' entries (names are ns/id "
-                  'or the static_obstacles name); the first matching entry wins.'),
+                  "Padding per obstacle, as 'obstacle_pattern:metres' entries (names are ns/id "
+                  "or the static_obstacles name), e.g. ['people/*:0.3']: the obstacle is "
+                  'inflated; the first matching entry wins.',
+                  reconfigures=('layout',)),
     ParameterSpec('self_collision', 'bool', False,
-                  'Also measure link-link pairs (all but links joined by a joint and the '
-                  'disable_collisions pairs of robot_description_semantic) on '
-                  '~/self_distances.'),
+                  'Also measure link-link pairs (self-collision) and publish them on '
+                  '~/self_distances: every pair of links in scope except links joined by a joint '
+                  "(MoveIt's default) and the disable_collisions pairs of "
+                  'robot_description_semantic (the SRDF, as MoveIt publishes it).',
+                  reconfigures=('layout', 'outputs')),
     ParameterSpec('self_collision_in_min_distance', 'bool', True,
-                  'With self_collision, count the link-link pairs in ~/min_distance.'),
+                  'With self_collision, count the link-link pairs in ~/min_distance.',
+                  reconfigures=('outputs',)),
     ParameterSpec('static_obstacles', 'string', '',
-                  'Obstacles fixed to a frame, as a JSON/YAML list of {name, frame_id, '
-                  'pieces: [piece description, ...]}; empty for none.'),
+                  'Obstacles fixed to a frame, as a YAML (or JSON) list in a string. Each entry '
+                  'has a name, a frame_id (default: fixed_frame) and pieces; a piece is {type: '
+                  'box|sphere|cylinder|capsule|mesh|points, ...} with xyz/rpy placing it in '
+                  'frame_id (URDF conventions), e.g. "[{name: table, frame_id: world, pieces: '
+                  '[{type: box, size: [1.2, 0.8, 0.05], xyz: [0.6, 0.0, 0.4]}]}, {name: post, '
+                  'type: sphere, radius: 0.1, xyz: [0.0, 1.0, 1.0]}]". Empty for none.',
+                  reconfigures=('sources',)),
     ParameterSpec('link_geometry', 'string', '',
                   'Extra collision pieces for links (a tool, a held part), in the '
-                  'static_obstacles format where name is the link; empty for none.'),
+                  'static_obstacles format where name is the link and frame_id defaults to the '
+                  "link's frame. They add to the link's URDF collision geometry (the link's "
+                  'distance is the minimum over all its pieces). Empty for none.',
+                  reconfigures=('sources',)),
     ParameterSpec('decompose_meshes', 'string_array', [],
                   'fnmatch patterns of mesh URIs (URDF <mesh filename>, marker mesh_resource, '
-                  'static_obstacles uri) to split into convex parts with CoACD when not '
-                  'convex; each part is tracked. Off the compute path: a body uses its hull '
-                  'until its parts are ready (diagnostics say which).'),
+                  "static_obstacles uri), e.g. ['package://my_cell/meshes/shelf*.stl'], to split "
+                  'into convex parts with CoACD (the coacd package) when not convex; each part '
+                  'is tracked. Off the compute path: a body uses its hull (conservative: '
+                  'distances can only be shorter) until its parts are ready, and the diagnostics '
+                  'list the meshes still waiting. Parts are cached on disk by mesh content and '
+                  'settings.',
+                  reconfigures=('decomposition',)),
     ParameterSpec('decomposition_threshold', 'double', 0.05,
                   "CoACD's concavity threshold (relative to the mesh size): smaller gives more, "
-                  'tighter parts.', low=0.01, high=1.0),
+                  'tighter parts.',
+                  low=0.01, high=1.0, reconfigures=('decomposition',)),
     ParameterSpec('decomposition_timeout', 'double', 600.0,
-                  'Seconds one mesh may take to decompose; past it the body keeps its hull.',
-                  low=0.0, high=86400.0, positive=True),
+                  'Seconds one mesh may take to decompose; past it the body keeps its hull (and '
+                  'the diagnostics say so).',
+                  low=0.0, high=86400.0, positive=True, reconfigures=('decomposition',)),
     ParameterSpec('decomposition_cache', 'string', '',
-                  'Folder of the decomposition cache (parts keyed by mesh content and '
-                  "settings); '' for $XDG_CACHE_HOME/gjk_ros/decomposition."),
+                  'Folder of the decomposition cache (parts keyed by mesh content and settings); '
+                  "'' for $XDG_CACHE_HOME/gjk_ros/decomposition.",
+                  reconfigures=('decomposition',)),
     ParameterSpec('max_points', 'integer', _LIMITS.max_points,
-                  'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; '
-                  'a bigger body is rejected with a reason naming it.', low=1, high=10**8),
+                  'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; a '
+                  'bigger body is rejected with a reason naming it.',
+                  low=1, high=100000000, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('max_markers_per_message', 'integer', _LIMITS.max_markers_per_message,
-                  'Most markers in one MarkerArray; a bigger message is ignored (its sources '
-                  'are not refreshed, so their obstacles go STALE).', low=1, high=10**7),
+                  'Most markers in one MarkerArray; a bigger message is ignored (its sources are '
+                  'not refreshed, so their obstacles go STALE).',
+                  low=1, high=10000000, reconfigures=('ingestion', 'decomposition', 'sources')),
     ParameterSpec('max_message_bytes', 'integer', _LIMITS.max_message_bytes,
                   'Largest ~/obstacles or ~/links message, bytes; a bigger one is ignored.',
-                  low=1, high=2**40),
+                  low=1, high=1099511627776,
+                  reconfigures=('ingestion', 'decomposition', 'sources')),
     ParameterSpec('max_mesh_bytes', 'integer', _LIMITS.max_mesh_bytes,
-                  'Largest mesh file or MeshFile payload, bytes (loading peaks at about 27x '
-                  'the file size).', low=1, high=2**40),
+                  'Largest mesh file or MeshFile payload, bytes (loading peaks at about 27x the '
+                  'file size, so this keeps the worst case inside ingest_memory_mb).',
+                  low=1, high=1099511627776, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('max_mesh_triangles', 'integer', _LIMITS.max_mesh_triangles,
-                  'Most triangles in one mesh.', low=1, high=10**9),
+                  'Most triangles in one mesh.',
+                  low=1, high=1000000000, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('max_description_bytes', 'integer', _LIMITS.max_description_bytes,
-                  'Largest robot_description, bytes.', low=1, high=2**40),
+                  'Largest robot_description, bytes.',
+                  low=1, high=1099511627776,
+                  reconfigures=('ingestion', 'decomposition', 'sources')),
     ParameterSpec('max_parameter_bytes', 'integer', _LIMITS.max_parameter_bytes,
-                  'Largest static_obstacles / link_geometry text, bytes.', low=1, high=2**31),
+                  'Largest static_obstacles / link_geometry text, bytes.',
+                  low=1, high=2147483648, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('max_nesting', 'integer', _LIMITS.max_nesting,
-                  'Deepest nesting of static_obstacles / link_geometry YAML.', low=1,
-                  high=1000),
+                  'Deepest nesting of static_obstacles / link_geometry YAML.',
+                  low=1, high=1000, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('max_yaml_nodes', 'integer', _LIMITS.max_yaml_nodes,
-                  'Most YAML nodes (aliases counted) in static_obstacles / link_geometry.',
-                  low=1, high=10**8),
+                  'Most YAML nodes in static_obstacles / link_geometry (aliases counted, so an '
+                  'alias bomb costs nothing).',
+                  low=1, high=100000000, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('ingest_timeout', 'double', _LIMITS.job_timeout_s,
-                  'Seconds the geometry worker may spend on one body before it is stopped '
-                  'and the body rejected.', low=0.0, high=3600.0, positive=True),
+                  'Seconds the geometry worker may spend on one body before it is stopped and '
+                  'the body rejected.',
+                  low=0.0, high=3600.0, positive=True,
+                  reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('ingest_memory_mb', 'integer', _LIMITS.worker_memory_mb,
-                  'Memory limit of the geometry worker process, MiB.', low=64, high=2**20),
+                  'Memory limit of the geometry worker process, MiB.',
+                  low=64, high=1048576, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('hull_warning_threshold', 'double', _LIMITS.hull_warning_threshold,
-                  'A non-convex mesh is replaced by its hull; warn when the hull reaches '
-                  'farther than this (metres, measured) beyond the mesh surface.',
-                  low=0.0, high=1000.0),
+                  'A non-convex mesh is replaced by its convex hull; warn (once, naming it and '
+                  'the figure) when the hull reaches farther than this beyond the mesh surface, '
+                  'metres (measured by sampling both surfaces; the warning states the error of '
+                  'the figure).',
+                  low=0.0, high=1000.0, reconfigures=('ingestion', 'decomposition')),
     ParameterSpec('publish_markers', 'bool', True,
-                  'Publish witness segments on ~/markers for RViz.'),
+                  'Publish the measured hulls and witness segments on ~/markers '
+                  '(visualization_msgs/MarkerArray) for RViz.',
+                  reconfigures=('outputs',)),
     ParameterSpec('hill_climbing', 'bool', True,
-                  'Find support points by hill climbing over vertex adjacency (Cameron 1997).'),
+                  'Find support points by hill climbing over the vertex adjacency graph (Cameron '
+                  '1997); false scans every vertex. Results are the same, speed differs for '
+                  'large meshes.',
+                  reconfigures=('layout',)),
     ParameterSpec('tracking', 'bool', True,
-                  'Warm-start each pair from its simplex of the previous cycle.'),
+                  'Warm-start each pair from its simplex of the previous cycle (Cameron 1997 '
+                  'tracking); false starts every query cold. Results are the same, speed '
+                  'differs.',
+                  reconfigures=('layout',)),
 )
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
@@ -428,28 +498,34 @@ def parse_body_descriptions(text, limits=None):
         raise ValueError('expected a list of bodies, got %s' % type(entries).__name__)
     bodies, seen = [], set()
     for position, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise ValueError('entry %d: expected a mapping, got %r' % (position, entry))
-        entry = dict(entry)
-        name = entry.pop('name', None)
-        if not isinstance(name, str) or not name:
-            raise ValueError('entry %d: needs a non-empty string "name"' % position)
-        if name in seen:
-            raise ValueError('entry %d: duplicate name %r' % (position, name))
-        seen.add(name)
-        frame_id = entry.pop('frame_id', '')
-        if not isinstance(frame_id, str):
-            raise ValueError('%s: frame_id must be a string' % name)
-        pieces = entry.pop('pieces', None)
-        if pieces is None:
-            pieces = [entry]
-        elif entry:
-            raise ValueError('%s: unexpected keys %s next to "pieces"' % (name, sorted(entry)))
-        if not isinstance(pieces, list) or not pieces or \
-                not all(isinstance(piece, dict) for piece in pieces):
-            raise ValueError('%s: "pieces" must be a non-empty list of mappings' % name)
-        bodies.append((name, frame_id.lstrip('/'), pieces))
+        body = _body_entry(position, entry)
+        if body[0] in seen:
+            raise ValueError('entry %d: duplicate name %r' % (position, body[0]))
+        seen.add(body[0])
+        bodies.append(body)
     return bodies
+
+
+def _body_entry(position, entry):
+    """(name, frame_id, piece descriptions) of one entry of a body-description list."""
+    if not isinstance(entry, dict):
+        raise ValueError('entry %d: expected a mapping, got %r' % (position, entry))
+    entry = dict(entry)
+    name = entry.pop('name', None)
+    if not isinstance(name, str) or not name:
+        raise ValueError('entry %d: needs a non-empty string "name"' % position)
+    frame_id = entry.pop('frame_id', '')
+    if not isinstance(frame_id, str):
+        raise ValueError('%s: frame_id must be a string' % name)
+    pieces = entry.pop('pieces', None)
+    if pieces is None:
+        pieces = [entry]
+    elif entry:
+        raise ValueError('%s: unexpected keys %s next to "pieces"' % (name, sorted(entry)))
+    if not isinstance(pieces, list) or not pieces or \
+            not all(isinstance(piece, dict) for piece in pieces):
+        raise ValueError('%s: "pieces" must be a non-empty list of mappings' % name)
+    return name, frame_id.lstrip('/'), pieces
 
 
 def _matches(name, patterns):

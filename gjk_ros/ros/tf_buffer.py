@@ -55,15 +55,15 @@ import enum
 import math
 import struct
 
+from gjk_ros.core.rigid import (marker_quaternion, MAX_COORDINATE, pose_matrix, tf2_quaternion,
+                                TF2_QUATERNION_TOLERANCE)
 import numpy
 
-__all__ = ['decode_tf_message', 'MAX_COORDINATE', 'TfBuffer', 'TfLookup', 'TfStatus']
+__all__ = ['decode_tf_message', 'marker_pose_matrix', 'MAX_COORDINATE', 'TfBuffer', 'TfLookup',
+           'TfStatus']
 
-# Beyond this (metres) a coordinate is not a sane robot or obstacle position.
-MAX_COORDINATE = 1e6
-# tf2's QUATERNION_NORMALIZATION_TOLERANCE (tf2/buffer_core.cpp): |q.q - 1| above it is
-# rejected by tf2 ("TF_DENORMALIZED_QUATERNION").
-QUATERNION_TOLERANCE = 1e-2
+# tf2's QUATERNION_NORMALIZATION_TOLERANCE: |q.q - 1| above it is rejected (gjk_ros.core.rigid).
+QUATERNION_TOLERANCE = TF2_QUATERNION_TOLERANCE
 # A chain deeper than this is taken for a cycle (tf2's MAX_GRAPH_DEPTH is 1000).
 MAX_DEPTH = 1000
 _NS = 1_000_000_000
@@ -111,13 +111,10 @@ class TfLookup:
     past: bool = False
 
 
-def rotation_matrix(x, y, z, w):
-    """Rotation matrix of a unit quaternion (x, y, z, w)."""
-    return numpy.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+def marker_pose_matrix(pose):
+    """(4, 4) matrix of a marker pose (x, y, z, qx, qy, qz, qw) that ``check_pose`` passed."""
+    quaternion, _ = marker_quaternion(pose[3:])
+    return pose_matrix(pose[:3], quaternion)
 
 
 def check_values(values):
@@ -134,20 +131,16 @@ def check_values(values):
         The values with a unit quaternion, or None and the reason.
 
     """
-    x, y, z, qx, qy, qz, qw = values
+    x, y, z = values[:3]
     if not (abs(x) <= MAX_COORDINATE and abs(y) <= MAX_COORDINATE and
             abs(z) <= MAX_COORDINATE):
         if all(math.isfinite(v) for v in values[:3]):
             return None, 'translation beyond %g m' % MAX_COORDINATE
         return None, 'non-finite translation'
-    squared = qx * qx + qy * qy + qz * qz + qw * qw
-    if not abs(squared - 1.0) <= QUATERNION_TOLERANCE:
-        if not all(math.isfinite(v) for v in values[3:]):
-            return None, 'non-finite quaternion'
-        return None, ('quaternion squared norm %.6g is off by more than tf2 allows (%g)'
-                      % (squared, QUATERNION_TOLERANCE))
-    norm = math.sqrt(squared)
-    return (x, y, z, qx / norm, qy / norm, qz / norm, qw / norm), ''
+    quaternion, reason = tf2_quaternion(values[3:])
+    if quaternion is None:
+        return None, reason
+    return (x, y, z) + quaternion, ''
 
 
 def _slerp(q0, q1, ratio):
@@ -239,23 +232,16 @@ class _Edge:
             return None, 'invalid transform (%s)' % reason, False
         ratio = (stamp - self.stamps[index - 1]) / (self.stamps[index] - self.stamps[index - 1])
         translation = [a + ratio * (b - a) for a, b in zip(before[:3], after[:3])]
-        return _pose(translation, _slerp(before[3:], after[3:], ratio)), '', False
+        return pose_matrix(translation, _slerp(before[3:], after[3:], ratio)), '', False
 
     def _matrix(self, index):
         if index not in self._matrices:
             sample = self.samples[index]
-            self._matrices[index] = None if sample is None else _pose(sample[:3], sample[3:])
+            self._matrices[index] = None if sample is None else pose_matrix(sample[:3], sample[3:])
         matrix = self._matrices[index]
         if matrix is None:
             return None, 'invalid transform (%s)' % self.reasons[index], False
         return matrix, '', False
-
-
-def _pose(translation, quaternion):
-    matrix = numpy.eye(4)
-    matrix[:3, :3] = rotation_matrix(*quaternion)
-    matrix[:3, 3] = translation
-    return matrix
 
 
 class TfBuffer:
@@ -477,47 +463,53 @@ def decode_tf_message(data):
     data = bytes(data)
     if len(data) < 8:
         raise ValueError('shorter than a CDR header and a sequence length')
-    big = data[1] == 0x00
-    header, doubles = (_BIG_HEADER, _BIG_DOUBLES) if big else (_HEADER, _DOUBLES)
-    uint = '>I' if big else '<I'
-    body = memoryview(data)[4:]
-    offset = 0
-
-    def read_uint():
-        nonlocal offset
-        offset = (offset + 3) & ~3
-        if offset + 4 > len(body):
-            raise ValueError('truncated')
-        value = struct.unpack_from(uint, body, offset)[0]
-        offset += 4
-        return value
-
-    def read_string():
-        nonlocal offset
-        length = read_uint()
-        if length == 0 or offset + length > len(body):
-            raise ValueError('bad string length')
-        text = bytes(body[offset:offset + length - 1]).decode('utf-8', 'replace')
-        offset += length
-        return text
-
-    count = read_uint()
+    reader = _CdrReader(data)
+    count = reader.uint()
     # Each transform takes at least 80 bytes: a count beyond that is a lie.
-    if count * 80 > len(body):
-        raise ValueError('sequence of %d transforms in %d bytes' % (count, len(body)))
+    if count * 80 > len(reader.body):
+        raise ValueError('sequence of %d transforms in %d bytes' % (count, len(reader.body)))
     entries = []
     for _ in range(count):
-        offset = (offset + 3) & ~3
-        if offset + 8 > len(body):
-            raise ValueError('truncated')
-        sec, nanosec = header.unpack_from(body, offset)
-        offset += 8
-        parent = read_string()
-        child = read_string()
-        offset = (offset + 7) & ~7
-        if offset + 56 > len(body):
-            raise ValueError('truncated')
-        values = doubles.unpack_from(body, offset)
-        offset += 56
+        sec, nanosec = reader.fixed(reader.header, 4)
+        parent, child = reader.string(), reader.string()
+        values = reader.fixed(reader.doubles, 8)
         entries.append((parent, child, sec * _NS + nanosec, values))
     return entries
+
+
+class _CdrReader:
+    """Aligned reads from a CDR body (after its 4-byte encapsulation header), bounds-checked."""
+
+    def __init__(self, data):
+        big = data[1] == 0x00
+        self.header, self.doubles = (_BIG_HEADER, _BIG_DOUBLES) if big else (_HEADER, _DOUBLES)
+        self._uint = '>I' if big else '<I'
+        self.body = memoryview(data)[4:]
+        self.offset = 0
+
+    def fixed(self, layout, alignment):
+        """Read the fields of a ``struct.Struct`` at the next multiple of ``alignment``."""
+        self.offset = (self.offset + alignment - 1) & ~(alignment - 1)
+        if self.offset + layout.size > len(self.body):
+            raise ValueError('truncated')
+        values = layout.unpack_from(self.body, self.offset)
+        self.offset += layout.size
+        return values
+
+    def uint(self):
+        """Read a uint32."""
+        self.offset = (self.offset + 3) & ~3
+        if self.offset + 4 > len(self.body):
+            raise ValueError('truncated')
+        value = struct.unpack_from(self._uint, self.body, self.offset)[0]
+        self.offset += 4
+        return value
+
+    def string(self):
+        """Read a CDR string: its length (with the terminating NUL), then its bytes."""
+        length = self.uint()
+        if length == 0 or self.offset + length > len(self.body):
+            raise ValueError('bad string length')
+        text = bytes(self.body[self.offset:self.offset + length - 1]).decode('utf-8', 'replace')
+        self.offset += length
+        return text

@@ -30,7 +30,9 @@ Time conventions (README, "Time"):
   reason naming ``/clock``. A paused simulation therefore reads as unknown, not as clear.
 """
 
-__all__ = ['RosTimeMonitor']
+import time
+
+__all__ = ['NodeClocks', 'RosTimeMonitor']
 
 
 class RosTimeMonitor:
@@ -78,3 +80,60 @@ class RosTimeMonitor:
             # The stable words come first: the problem log keys a reason by them.
             return 'ROS time stands still (%s) for %.1f s' % (source, still)
         return None
+
+
+class NodeClocks:
+    """
+    ROS time and steady time for the node's components, and what ROS time does.
+
+    Parameters
+    ----------
+    ros_clock : rclpy.clock.Clock
+        The node's clock (ROS time; simulated time under ``use_sim_time``).
+    logger : rclpy logger
+        Where a jump back is reported.
+
+    """
+
+    def __init__(self, ros_clock, logger):
+        self._ros_clock = ros_clock
+        self._logger = logger
+        self.monitor = RosTimeMonitor(1.0, False)
+        self.last_now = self.now()
+        self._jump_back_listeners = []
+
+    def now(self):
+        """ROS time in seconds (the clock of every receive time and expiry)."""
+        return self._ros_clock.now().nanoseconds * 1e-9
+
+    @staticmethod
+    def steady():
+        """Steady-clock seconds: what must run whatever ROS time does."""
+        return time.monotonic()
+
+    def configure(self, timeout, sim_time):
+        """Set ``clock_timeout`` and whether the node runs on ``/clock``."""
+        self.monitor = RosTimeMonitor(timeout, sim_time)
+
+    def on_jump_back(self, listener):
+        """Call ``listener()`` whenever ROS time jumps back."""
+        self._jump_back_listeners.append(listener)
+
+    def check(self, now):
+        """Notice a jump back of ROS time (a simulator reset), as tf2_ros's buffer does."""
+        if now < self.last_now:
+            for listener in self._jump_back_listeners:
+                listener()
+            self._logger.warning(
+                'time jumped back by %.3f s: cleared the /tf history (as tf2_ros does) and '
+                "the obstacle sources' receive times" % (self.last_now - now))
+        self.last_now = now
+
+    def observe(self, now):
+        """Once per cycle: check for jumps and record whether ROS time advances."""
+        self.check(now)
+        self.monitor.observe(now, self.steady())
+
+    def problem(self):
+        """Why ROS time cannot age data now, or None."""
+        return self.monitor.problem(self.steady())

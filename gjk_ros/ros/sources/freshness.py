@@ -13,10 +13,10 @@
 # limitations under the License.
 
 """
-Obstacle sources and their freshness, as Nav2's collision monitor treats its sources.
+Marker namespaces as obstacle sources, fresh or silent as Nav2's collision monitor's sources.
 
-A *source* is a marker namespace on ``~/obstacles`` (or ``~/links``): perception stacks
-publish one namespace per sensor or pipeline. A source is fresh while it published anything
+An *obstacle source* is a marker namespace on ``~/obstacles`` (or ``~/links``): perception
+stacks publish one namespace per sensor or pipeline. A source is fresh while it published anything
 (ADD, MODIFY, DELETE or DELETEALL) within ``obstacle_timeout`` seconds of receive time; a
 silent source makes the pairs of its bodies STALE, whatever their marker ``lifetime`` says (a
 dead publisher must never make an obstacle vanish). Namespaces matching

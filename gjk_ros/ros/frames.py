@@ -1,0 +1,183 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Frames: the TF input, and every layout piece's world pose and input state each cycle.
+
+``/tf`` and ``/tf_static`` are read raw and decoded into the node's own ``TfBuffer``
+(time-sorted per edge, tf2's semantics; tf2_ros is not installable everywhere). A piece's pose
+is ``T(fixed_frame <- frame) @ origin`` with the latest transforms; a chain older than
+``tf_timeout`` (from its latest common ``header.stamp``), unknown or extrapolated makes its
+pieces STALE, a non-finite, absurd or non-rigid one INVALID.
+"""
+
+from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
+from gjk_ros.ros.pairs import InputState
+from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
+from gjk_ros.ros.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+import numpy
+from tf2_msgs.msg import TFMessage
+
+__all__ = ['Frames']
+
+_INPUT_OF_FRAME = {
+    TfStatus.OK: InputState.OK,
+    TfStatus.STALE: InputState.STALE,
+    TfStatus.MISSING: InputState.STALE,
+    TfStatus.EXTRAPOLATION: InputState.STALE,
+    TfStatus.INVALID: InputState.INVALID,
+}
+
+
+class Frames:
+    """
+    The TF buffer, its subscriptions, and piece poses.
+
+    Parameters
+    ----------
+    problems : gjk_ros.ros.problems.ProblemLog
+        Where unusable frames and poses are logged once.
+    clocks : gjk_ros.ros.timekeeping.NodeClocks
+        Receive times and jump detection.
+    on_transform : callable()
+        Called after each ``/tf`` message is stored (it may start a cycle).
+
+    """
+
+    def __init__(self, problems, clocks, on_transform):
+        self._problems = problems
+        self._clocks = clocks
+        self._on_transform = on_transform
+        self.buffer = TfBuffer()
+        self.received = {'tf': None, 'tf_static': None}
+        self.states = {}
+        self._fixed_frame = 'world'
+        self._timeout_ns = 0
+
+    def subscribe(self, node):
+        node.create_subscription(TFMessage, '/tf', self.on_tf, TF_QOS, raw=True)
+        node.create_subscription(TFMessage, '/tf_static', self.on_tf_static, TF_STATIC_QOS,
+                                 raw=True)
+
+    def configure(self, config):
+        self.buffer.set_cache_time(config.tf_buffer_duration)
+        self._fixed_frame = config.fixed_frame
+        self._timeout_ns = int(config.tf_timeout * 1e9)
+
+    def on_tf(self, data):
+        """Store a raw ``/tf`` message, then maybe run a cycle."""
+        self.store(data, static=False)
+        self._on_transform()
+
+    def on_tf_static(self, data):
+        """Store a raw ``/tf_static`` message."""
+        self.store(data, static=True)
+
+    def store(self, data, static):
+        """Decode and insert a raw TFMessage; a malformed one is logged, never raised."""
+        topic = '/tf_static' if static else '/tf'
+        try:
+            entries = decode_tf_message(data)
+        except ValueError as error:
+            self._problems.report(('input', topic, 'decode'),
+                                  'malformed %s message ignored: %s' % (topic, error))
+            return
+        self._problems.resolve(('input', topic, 'decode'))
+        now = self._clocks.now()
+        self._clocks.check(now)
+        self.received['tf_static' if static else 'tf'] = now
+        self.buffer.insert_message(entries, static)
+
+    def lookup(self, target, source, stamp_ns):
+        """T(target <- source) at ``stamp_ns`` (0: the latest), tf2's lookupTransform."""
+        return self.buffer.lookup(target, source, time_ns=stamp_ns)
+
+    def pose_pieces(self, frames, origins, frame_index, now, describe):
+        """
+        World pose and input state of every layout piece, and the output stamp.
+
+        Parameters
+        ----------
+        frames, origins, frame_index
+            From ``Layout.frames_and_origins``.
+        now : float
+            ROS time, seconds.
+        describe : callable(int) -> (str, str)
+            (kind, name) of a piece, for the log.
+
+        Returns
+        -------
+        tuple of ((n, 4, 4) float, (n,) int, int)
+            The stamp is the oldest latest-common-time of the dynamic chains used (0: none).
+
+        """
+        lookups = self.buffer.lookup_many(self._fixed_frame, frames, now_ns=int(now * 1e9),
+                                          timeout_ns=self._timeout_ns)
+        self._report(lookups)
+        # One row per distinct frame, and a last one (identity, STALE) for "no frame".
+        frame_poses = numpy.tile(numpy.eye(4), (len(frames) + 1, 1, 1))
+        frame_inputs = numpy.full(len(frames) + 1, InputState.STALE, dtype=numpy.int64)
+        for index, frame in enumerate(frames):
+            lookup = lookups[frame]
+            frame_inputs[index] = _INPUT_OF_FRAME[lookup.status]
+            if lookup.status == TfStatus.OK:
+                frame_poses[index] = lookup.matrix
+        inputs = frame_inputs[frame_index]
+        with numpy.errstate(all='ignore'):  # overflow is caught by _check_poses
+            poses = numpy.matmul(frame_poses[frame_index], origins)
+        stamps = [lookup.stamp_ns for lookup in lookups.values()
+                  if lookup.status == TfStatus.OK and lookup.dynamic]
+        self._check_poses(poses, inputs, describe)
+        return poses, inputs, min(stamps) if stamps else 0
+
+    def _check_poses(self, poses, inputs, describe):
+        """Make INVALID every piece whose composed pose is not a sane rigid transform."""
+        bad = (inputs == InputState.OK) & ~valid_pose_mask(poses)
+        inputs[bad] = InputState.INVALID
+        current = set()
+        for index in numpy.flatnonzero(bad):
+            key = ('pose',) + describe(index)
+            current.add(key)
+            self._problems.report(key, "%s '%s': composed pose is not finite, beyond %g m or "
+                                  'not rigid; its pairs are INVALID' % (key[1], key[2],
+                                                                        MAX_COORDINATE))
+        self._problems.keep_only(('pose',), current,
+                                 lambda key: "%s '%s': pose sane again" % key[1:3])
+
+    def _report(self, lookups):
+        """Log a frame once when it stops being usable and once when it recovers."""
+        previous = self.states
+        for frame, lookup in lookups.items():
+            if previous.get(frame) == lookup.status == TfStatus.OK:
+                continue  # nothing to log; the common case, skipped for the cycle's sake
+            key = ('frame', frame)
+            if lookup.status == TfStatus.OK:
+                self._problems.resolve(key, "frame '%s' recovered" % frame)
+                continue
+            level = 'error' if lookup.status == TfStatus.INVALID else 'warning'
+            self._problems.report(key, "frame '%s' to '%s': %s; its pairs are %s"
+                                  % (frame, self._fixed_frame, lookup.reason,
+                                     'INVALID' if level == 'error' else 'STALE'), level=level)
+        if previous.keys() != lookups.keys():
+            self._problems.keep_only(('frame',), {('frame', frame) for frame in lookups})
+        self.states = {frame: lookup.status for frame, lookup in lookups.items()}
+
+    def without_transform(self, frames):
+        """Return those of ``frames`` (None: no frame yet) without a usable transform, sorted."""
+        return sorted({str(frame) for frame in frames
+                       if frame is None or self.states.get(frame) != TfStatus.OK})
+
+    def frames_in(self, *statuses):
+        """Return the frames whose last lookup had one of ``statuses``, sorted."""
+        return sorted(frame for frame, status in self.states.items() if status in statuses)

@@ -1,0 +1,180 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's parameters: declared with descriptors, validated, and routed to their components.
+
+Every ``ParameterSpec`` names the components it reconfigures (``reconfigures``); a change
+accepted at run time calls ``configure(config)`` on exactly those components, so no component
+keeps an old value because a hand-written list forgot it. A bad value from the parameter file
+falls back to the default with one error line; a bad value set at run time is refused with the
+reason (``ros2 param set`` prints it).
+"""
+
+import math
+
+from gjk_ros.ros.params import Config, PARAMETERS, parse_body_descriptions, validate_parameter
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                SetParametersResult)
+from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
+from rclpy.parameter import Parameter
+
+__all__ = ['NodeParameters', 'parameter_problem']
+
+_PARAMETER_TYPES = {
+    'string': Parameter.Type.STRING,
+    'double': Parameter.Type.DOUBLE,
+    'integer': Parameter.Type.INTEGER,
+    'bool': Parameter.Type.BOOL,
+    'string_array': Parameter.Type.STRING_ARRAY,
+}
+_SPECS = {spec.name: spec for spec in PARAMETERS}
+# Piece types cheap enough to build in the parameter callback, so that a typo in a size is
+# refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
+# a log line and a diagnostics error) by the geometry worker.
+_CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule')
+
+
+class NodeParameters:
+    """
+    Declare every parameter on ``node`` and keep ``config`` (a ``Config``) up to date.
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node whose parameters these are.
+    reconfigure : callable(Config, set of str)
+        Called after an accepted change with the new config and the components to configure.
+
+    """
+
+    def __init__(self, node, reconfigure):
+        self._node = node
+        self._reconfigure = reconfigure
+        for spec in PARAMETERS:
+            self._declare_checked(spec)
+        self.config = self._read()
+        node.add_on_set_parameters_callback(self._on_set)
+        node.add_post_set_parameters_callback(self._on_changed)
+
+    def _declare_checked(self, spec):
+        """Declare one parameter; a bad value from the parameter file falls back to default."""
+        node, descriptor = self._node, _descriptor(spec)
+        try:
+            self._declare(spec, descriptor, ignore_override=False)
+            reason = parameter_problem(spec.name, node.get_parameter(spec.name).value)
+        except (InvalidParameterTypeException, InvalidParameterValueException) as error:
+            reason = str(error)
+            self._declare(spec, descriptor, ignore_override=True)
+        if reason is not None:
+            node.get_logger().error('parameter %s rejected: %s; using the default %r'
+                                    % (spec.name, reason, spec.default))
+            node.set_parameters([Parameter(spec.name, _PARAMETER_TYPES[spec.kind],
+                                           spec.default)])
+
+    def _declare(self, spec, descriptor, ignore_override):
+        node = self._node
+        if spec.kind != 'string_array':
+            node.declare_parameter(spec.name, spec.default, descriptor, ignore_override)
+            return
+        # Clients cannot type an empty list (rclpy makes [] a byte array, `ros2 param set`
+        # a bool array, YAML's [] is dropped): pattern lists are dynamically typed, any empty
+        # array is accepted as "no patterns", and the callback rejects anything but strings.
+        descriptor.dynamic_typing = True
+        descriptor.type = Parameter.Type.NOT_SET.value
+        node.declare_parameter(spec.name, spec.default or None, descriptor, ignore_override)
+        if node.get_parameter(spec.name).type_ == Parameter.Type.NOT_SET:
+            node.set_parameters([Parameter(spec.name, Parameter.Type.STRING_ARRAY,
+                                           list(spec.default))])
+
+    def _read(self):
+        return Config.from_values({spec.name: self._node.get_parameter(spec.name).value
+                                   for spec in PARAMETERS})
+
+    def _on_set(self, parameters):
+        limits = self.config.ingest_limits()
+        for parameter in parameters:
+            reason = parameter_problem(parameter.name, parameter.value, limits)
+            if reason is not None:
+                return SetParametersResult(successful=False,
+                                           reason='%s: %s' % (parameter.name, reason))
+        return SetParametersResult(successful=True)
+
+    def _on_changed(self, parameters):
+        self.config = self._read()
+        components = set()
+        for parameter in parameters:
+            spec = _SPECS.get(parameter.name)
+            if spec is not None:
+                components.update(spec.reconfigures)
+            elif parameter.name == 'use_sim_time':
+                components.add('clock')
+        self._reconfigure(self.config, components)
+
+
+def _descriptor(spec):
+    descriptor = ParameterDescriptor(description=spec.description,
+                                     type=_PARAMETER_TYPES[spec.kind].value)
+    finite = math.isfinite(spec.low) and math.isfinite(spec.high)
+    if spec.kind == 'double' and finite:
+        descriptor.floating_point_range = [
+            FloatingPointRange(from_value=spec.low, to_value=spec.high, step=0.0)]
+    if spec.kind == 'integer' and finite:
+        descriptor.integer_range = [
+            IntegerRange(from_value=int(spec.low), to_value=int(spec.high), step=1)]
+    if spec.positive:
+        descriptor.additional_constraints = 'must be > %g' % spec.low
+    return descriptor
+
+
+def parameter_problem(name, value, limits=None):
+    """
+    Why a parameter value is refused, or None; never raises.
+
+    Validation is bounded (parse_body_descriptions limits size, nesting and node counts, with
+    the node's current limits), and whatever escapes it anyway (RecursionError, MemoryError)
+    is a refusal, not a dead node.
+    """
+    try:
+        reason = validate_parameter(name, value)
+        if reason is None and name in ('static_obstacles', 'link_geometry'):
+            reason = _check_primitive_pieces(value, limits)
+        return reason
+    except RecursionError:
+        return 'nested too deeply'
+    except Exception as error:  # noqa: B902 -- any failure to validate is a refusal
+        return 'cannot be validated (%s)' % type(error).__name__
+
+
+def _check_primitive_pieces(text, limits=None):
+    """Build the primitive pieces of a body-description parameter; the first error, or None."""
+    try:
+        bodies = parse_body_descriptions(text, limits)
+    except ValueError as error:
+        return str(error)
+    if not bodies:
+        return None  # the usual empty default: no need to import the models (see below)
+    # Imported here: gjk_ros.models brings trimesh, which only the worker needs otherwise.
+    from gjk_ros.models import ModelError, piece_from_description
+    for name, _, descriptions in bodies:
+        for description in descriptions:
+            if description.get('type') not in _CHEAP_TYPES:
+                continue
+            try:
+                piece_from_description(name, 'frame', description)
+            except ModelError as error:
+                return str(error)
+            except (ValueError, TypeError) as error:
+                return '%s: %s' % (name, error)
+    return None

@@ -1,0 +1,287 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Marker sources: ``~/obstacles`` and ``~/links`` (``visualization_msgs/MarkerArray``).
+
+Each marker is a body piece keyed ``(source name, ns, id)``; a ``~/links`` marker adds a piece
+to the link named by its ``header.frame_id``. Semantics (README, docs/semantics.md):
+
+- Marker lifetimes count from the receive time (as RViz does); a silent namespace's markers do
+  not expire (they go STALE instead), so a dead publisher never makes an obstacle vanish.
+- A namespace is an obstacle source with Nav2's ``source_timeout`` (``obstacle_timeout``);
+  ``required_obstacle_sources`` must have published before the node is ready.
+- ``frame_locked`` false places a marker in ``fixed_frame`` at its ``header.stamp``, once
+  (``placement.py``); a ``~/links`` marker always moves with its link.
+- A message over the size or marker-count limits is refused whole, by topic: its namespaces
+  are not refreshed and go STALE, never "clear".
+"""
+
+from dataclasses import dataclass, replace
+
+from gjk_ros.ros.bodies import LINK
+from gjk_ros.ros.ingestion import lifetime_expiry, marker_count
+from gjk_ros.ros.placement import MarkerPlacement
+from gjk_ros.ros.qos import MARKER_QOS
+from gjk_ros.ros.sources.base import Source
+from gjk_ros.ros.sources.freshness import SourceMonitor
+from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
+from visualization_msgs.msg import Marker, MarkerArray
+
+__all__ = ['MarkerSource']
+
+
+@dataclass
+class _MarkerState:
+    """What the compute thread knows of one marker: its geometry and its placement."""
+
+    name: str
+    geometry_key: str
+    placement: MarkerPlacement
+    expires: object
+    built: bool = False
+
+
+def _past(state, now):
+    """Whether a marker is past its lifetime (kept, STALE, while its namespace is silent)."""
+    return state is not None and state.expires is not None and state.expires < now
+
+
+class MarkerSource(Source):
+    """
+    One MarkerArray topic as a source of body pieces.
+
+    Parameters
+    ----------
+    kind : str
+        ``OBSTACLE`` for ``~/obstacles``, ``LINK`` for ``~/links``.
+    ingestor : gjk_ros.ros.ingestion.Ingestor
+        Decodes and builds the markers in the geometry worker.
+    problems : gjk_ros.ros.problems.ProblemLog
+        Where refusals, silent namespaces and placement failures are logged once.
+    clocks : gjk_ros.ros.timekeeping.NodeClocks
+        Receive times (ROS time).
+    frames : gjk_ros.ros.frames.Frames
+        TF lookups that place ``frame_locked`` false markers at their stamp.
+
+    """
+
+    def __init__(self, kind, ingestor, problems, clocks, frames):
+        super().__init__('links' if kind == LINK else 'obstacles')
+        self.kind = kind
+        self.topic = '~/' + self.name
+        self._ingestor = ingestor
+        self._problems = problems
+        self._clocks = clocks
+        self._frames = frames
+        self._markers = {}
+        self._monitor = SourceMonitor()
+        self._last_message = None
+        self._limits = (0, 0)
+        self._fixed_frame = ''
+        self._used_version = None
+        self.stale_namespaces = ()
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def subscribe(self, node):
+        node.create_subscription(MarkerArray, self.topic, self.on_message, MARKER_QOS,
+                                 raw=True)
+
+    def configure(self, config):
+        required = config.required_obstacle_sources if self.kind != LINK else ()
+        self._monitor.configure(config.obstacle_timeout, config.static_obstacle_namespaces,
+                                required)
+        self._limits = (config.max_message_bytes, config.max_markers_per_message)
+        self._fixed_frame = config.fixed_frame
+
+    def on_message(self, data):
+        """Raw MarkerArray bytes: checked against the limits, then to the worker."""
+        received = self._clocks.now()
+        self._last_message = received
+        reason = self._refusal(data)
+        if reason is None and not self._ingestor.submit_markers(self.kind, data, received):
+            reason = 'the geometry worker is behind; a message was dropped'
+        problem = ('input', self.topic)
+        if reason is None:
+            self._problems.resolve(problem, '%s: messages accepted again' % self.topic)
+            return
+        # Dropped whole: its namespaces are not refreshed, so their obstacles go STALE.
+        self._problems.report(problem, '%s: %s (its sources are not refreshed)'
+                              % (self.topic, reason))
+
+    def _refusal(self, data):
+        max_bytes, max_markers = self._limits
+        count = marker_count(data)
+        if len(data) > max_bytes:
+            return 'a %d-byte message exceeds max_message_bytes (%d)' % (len(data), max_bytes)
+        if count is None:
+            return 'not a serialized MarkerArray'
+        if count > max_markers:
+            return 'a MarkerArray of %d markers exceeds max_markers_per_message (%d)' % (
+                count, max_markers)
+        return None
+
+    # -- what the worker built -------------------------------------------------------------
+
+    def owns(self, job_key):
+        return job_key == ('markers', self.kind)
+
+    def on_result(self, result, world):
+        if result.error is not None:
+            self._problems.report(('input', self.kind, 'batch'), '%s markers: %s'
+                                  % (self.kind, result.error.reason))
+            return
+        clears, ops, heard = result.value
+        for namespace, received in heard.items():
+            self._monitor.heard(self.kind, namespace, received)
+        for namespace in clears:
+            self._clear(world, namespace)
+        for op in ops:
+            self._apply(world, op)
+        world.moved()
+
+    def _clear(self, world, namespace):
+        def doomed(name, key):
+            return key[0] == self.name and (not namespace or key[1] == namespace)
+        for _, key in world.bodies.remove_where(self.kind, doomed):
+            self._markers.pop(key, None)
+
+    def _apply(self, world, op):
+        """Apply one marker: delete, reject, place, or (re)build its piece."""
+        key = (self.name, op.ns, op.id)
+        bodies = world.bodies
+        state = self._markers.get(key)
+        expires = lifetime_expiry(op.received, op.lifetime)
+        if state is not None and state.name != op.name:
+            bodies.remove(self.kind, state.name, key)  # a ~/links marker changed link
+            self._markers.pop(key)
+            state = None
+        if op.action == Marker.DELETE:
+            bodies.remove(self.kind, op.name, key)
+            self._markers.pop(key, None)
+            return
+        if op.error is not None:
+            self._markers.pop(key, None)
+            bodies.set_error(self.kind, op.name, key, op.error, expires)
+            return
+        # A ~/links marker is part of its link: it always moves with it.
+        placement = MarkerPlacement(op.frame_id, marker_pose_matrix(op.pose),
+                                    op.frame_locked or self.kind == LINK, op.stamp_ns)
+        if state is not None and placement.same_place(state.placement):
+            placement = state.placement  # keep what was resolved for it
+        if op.piece is not None:
+            piece = op.piece if op.piece.body == op.name else replace(op.piece, body=op.name)
+            bodies.set_piece(self.kind, op.name, key, piece, expires)
+            self._markers[key] = _MarkerState(op.name, op.geometry_key, placement, expires,
+                                              built=True)
+        elif state is not None and state.built and state.geometry_key == op.geometry_key:
+            state.placement, state.expires = placement, expires
+            bodies.touch(self.kind, op.name, key, expires)
+        else:
+            # The worker thinks we hold this geometry and we do not (it expired meanwhile,
+            # or the worker restarted): ask for it again; until then the body is PENDING.
+            self._ingestor.forget(self.kind, op.ns, op.id)
+            self._markers[key] = _MarkerState(op.name, op.geometry_key, placement, expires)
+            bodies.set_pending(self.kind, op.name, key, expires)
+
+    # -- lifetime, placement, freshness --------------------------------------------------------
+
+    def keep_expired(self, kind, key, expires):
+        """
+        Keep a marker past its lifetime (as STALE) unless its namespace was heard since.
+
+        RViz drops a marker when its lifetime ends. Here a marker goes only once its source has
+        been heard after the lifetime ended (the source is alive and chose not to renew it);
+        if the source has been silent since, the publisher may have died, and a dead publisher
+        must never make an obstacle vanish: the marker stays, STALE.
+        """
+        heard = self._monitor.last_heard(self.kind, key[1])
+        return heard is None or heard <= expires
+
+    def expired(self, kind, key):
+        self._markers.pop(key, None)
+
+    def poll(self, world, now):
+        """Place what can be placed at its stamp; forget namespaces that hold nothing."""
+        if self._place_at_stamps():
+            world.moved()
+        if self._used_version != world.bodies.version:
+            self._used_version = world.bodies.version
+            used = {(self.kind, key[1]) for _, key in world.bodies.keys(self.kind, self.name)}
+            self._monitor.forget_unused(used | {(self.kind, key[1]) for key in self._markers})
+
+    def placement(self, kind, key):
+        """(frame, origin) of a marker piece; (None, None) while it cannot be placed."""
+        placement = self._markers[key].placement
+        fixed_frame = self._fixed_frame
+        if placement.frame_locked or placement.frame_id == fixed_frame:
+            return placement.frame_id or fixed_frame, placement.origin
+        origin = placement.placed.get(fixed_frame)
+        return (fixed_frame, origin) if origin is not None else (None, None)
+
+    def _place_at_stamps(self):
+        """Try to place every unplaced, not frame-locked marker at its stamp."""
+        changed = False
+        fixed_frame = self._fixed_frame
+        for key, state in self._markers.items():
+            placement = state.placement
+            if placement.frame_locked or placement.frame_id == fixed_frame or \
+                    fixed_frame in placement.placed:
+                continue
+            lookup = self._frames.lookup(fixed_frame, placement.frame_id, placement.stamp_ns)
+            problem = ('placement', self.kind, key)
+            if lookup.status == TfStatus.OK:
+                placement.placed[fixed_frame] = lookup.matrix @ placement.origin
+                placement.failure = ''
+                self._problems.resolve(problem)
+                changed = True
+            elif lookup.status != TfStatus.EXTRAPOLATION or lookup.past:
+                placement.failure = lookup.reason
+                self._problems.report(problem, "%s '%s' (frame_locked false) cannot be placed "
+                                      'at its stamp: %s; its pairs are STALE'
+                                      % (self.kind, state.name, lookup.reason),
+                                      level='warning')
+        return changed
+
+    def silent(self, pieces, now):
+        """Pieces of silent namespaces, and markers kept past their lifetime, are STALE."""
+        monitor = self._monitor
+        stale = {key[1] for _, _, key in pieces if monitor.is_stale(self.kind, key[1], now)}
+        self._report_silent(stale)
+        return [key[1] in stale or _past(self._markers.get(key), now) for _, _, key in pieces]
+
+    def _report_silent(self, stale):
+        current = {('source', self.kind, namespace) for namespace in stale}
+        for key in current:
+            self._problems.report(key, "%s source '%s' silent for more than obstacle_timeout "
+                                  '(%g s); its pairs are STALE'
+                                  % (self.kind, key[2], self._monitor.timeout),
+                                  level='warning')
+        self._problems.keep_only(('source', self.kind), current,
+                                 lambda key: "%s source '%s' publishes again" % key[1:])
+        self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
+
+    def not_ready(self, now):
+        return self._monitor.required_problems(now)
+
+    def ages(self, now):
+        return {'%s:%s' % key: age for key, age in self._monitor.ages(now).items()}
+
+    def last_message_age(self, now):
+        """Seconds since the topic's last message (inf: never)."""
+        return now - self._last_message if self._last_message is not None else float('inf')
+
+    def forget_heard(self):
+        self._monitor.forget_heard()
