@@ -34,6 +34,7 @@ import time
 import numpy
 
 from . import peer_targets, peers, reference, report, scenes
+from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
 # The run whose answers certify separated queries and give the counters.
@@ -668,6 +669,9 @@ def main(argv=None):
     results = run_benchmark(config, progress)
     path = report.write_all(results, config.out)
     progress('report: %s (%.0f s)' % (path, results.elapsed_s))
+    if os.path.abspath(config.out) == os.path.abspath(DEFAULT_OUT):
+        # The stored results changed: the documentation's performance page follows them.
+        progress('performance page: %s' % performance.write_page(config.out))
     return 0
 
 

@@ -31,7 +31,9 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench import exact, peer_targets, report, run, scenes  # noqa: E402, I100 (after the path set-up)
+# After the path set-up:
+from bench import exact, peer_targets, report, run, scenes  # noqa: E402, I100
+from bench.report import performance  # noqa: E402
 
 
 def test_scenes_are_seeded_and_as_specified():
@@ -119,6 +121,26 @@ def test_tiny_run_checks_every_answer_and_writes_the_report(tmp_path):
         # Without the extras the batch and start-up rows say so, never a figure.
         assert text.count('not measured: skipped') == 4 and '## Peer targets' in text
         assert {'fig3.png', 'fig4.png', 'fig5.png'} <= {p.name for p in tmp_path.iterdir()}
+
+
+def test_performance_page_carries_the_stored_figures_and_their_commands(tmp_path):
+    (tmp_path / 'report.md').write_text(
+        '# title\n\n## Setup\n\nnot on the page\n\n## Peer targets (x)\n\n| a |\n|---|\n'
+        '| 1.23 us |\n\n## Figures\n\n![Fig. 3](fig3.png)\n')
+    (tmp_path / 'single_call.md').write_text(
+        '# Single\n\n2000 calls per run.\n\n| vertices | us |\n|---|---|\n| 8 | 1.00 |\n')
+    (tmp_path / 'planning.md').write_text(
+        '# Planner\n\nCommand: `python -m bench.planning_bench --quick`.\n\n| robot |\n'
+        '| --- |\n| ur5 |\n\nafter the table\n')
+    page = performance.render_page(str(tmp_path))
+    assert '### Peer targets (x)' in page and '| 1.23 us |' in page
+    assert 'not on the page' not in page and '](../bench/results/fig3.png)' in page
+    assert 'Reproduce: `.venv/bin/python -m bench.single_call`' in page and '| 8 | 1.00 |' in page
+    assert 'Reproduce: `python -m bench.planning_bench --quick`' in page
+    assert 'after the table' not in page
+    # Nothing stored, nothing made up: a missing file is named as missing.
+    assert '`bench/results/stress.md` is missing.' in page
+    assert '`run.json` is missing' in page
 
 
 def _timing(distance, rotation, method, **values):
