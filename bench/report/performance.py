@@ -141,8 +141,8 @@ def main_run_part(results, run):
     parts = ['## Main run: `make bench`\n',
              "Cameron's section 4 experiments, and coal, python-fcl and MuJoCo on the same "
              'tracked sequences, every answer checked against an exact Minkowski-difference '
-             'reference. Reproduce: `make bench` (or `%s` after `make install` and `.venv/bin/pip install -r '
-             'bench/requirements.txt`). Full report, counters per scene and construction times: '
+             'reference. Reproduce: `make bench` (or `%s` after `make install` and '
+             '`.venv/bin/pip install -r bench/requirements.txt`). Full report, counters per scene and construction times: '
              '[bench/results/report.md](../bench/results/report.md); every figure: '
              '`timings.csv`, `references.csv`, `depth_apis.csv`, `builds.csv`, `run.json`.\n'
              % RUN_COMMAND] + [line + '\n' for line in setup_lines(run)]
