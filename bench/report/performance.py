@@ -142,8 +142,9 @@ def main_run_part(results, run):
              "Cameron's section 4 experiments, and coal, python-fcl and MuJoCo on the same "
              'tracked sequences, every answer checked against an exact Minkowski-difference '
              'reference. Reproduce: `make bench` (or `%s` after `make install` and '
-             '`.venv/bin/pip install -r bench/requirements.txt`). Full report, counters per scene and construction times: '
-             '[bench/results/report.md](../bench/results/report.md); every figure: '
+             '`.venv/bin/pip install -r bench/requirements.txt`). Full report, counters per '
+             'scene and construction times: [bench/results/report.md](../bench/results/report.md);'
+             ' every figure: '
              '`timings.csv`, `references.csv`, `depth_apis.csv`, `builds.csv`, `run.json`.\n'
              % RUN_COMMAND] + [line + '\n' for line in setup_lines(run)]
     for heading in REPORT_SECTIONS:
