@@ -59,7 +59,8 @@ STANDALONE = (
      'The running node on a live graph: compute per cycle, TF-to-`~/distances` latency against '
      'the DDS transport baseline, CPU share.', None),
     ('The node at 1 kHz TF', 'node_bench_1khz.md',
-     'The same node and scene with `/tf` published at 1 kHz.', None),
+     'The same node and scene with `/tf` published at 1 kHz (the command writes '
+     '`node_bench.md`; this run is stored as `node_bench_1khz.md`).', None),
     ('Hostile input', 'stress.md',
      'The longest gap between two `~/distances` messages while the node receives one heavy or '
      'hostile input, and memory under marker churn.', None),
