@@ -33,7 +33,8 @@ import time
 
 import numpy
 
-from . import issue10, peers, reference, report, scenes
+from . import peer_targets, peers, reference, report, scenes
+from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
 # The run whose answers certify separated queries and give the counters.
@@ -74,7 +75,8 @@ class Config:
     quick : bool
         The short configuration.
     extras : bool
-        Also run issue 10's single-call and node start-up measurements (bench/issue10.py).
+        Also run the single-call, planner-batch and node start-up measurements of the peer
+        targets (bench/peer_targets.py).
 
     """
 
@@ -607,8 +609,8 @@ def run_benchmark(config, progress=None):
     results.profile = peers.profile_overheads(core, config.num_pairs)
     if config.extras and core is not None:
         if progress is not None:
-            progress('issue 10 extras: single calls, planner batches, node start-up')
-        results.extras = issue10.measure_extras(config.quick)
+            progress('peer targets: single calls, planner batches, node start-up')
+        results.extras = peer_targets.measure_extras(config.quick)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results
@@ -667,6 +669,9 @@ def main(argv=None):
     results = run_benchmark(config, progress)
     path = report.write_all(results, config.out)
     progress('report: %s (%.0f s)' % (path, results.elapsed_s))
+    if os.path.abspath(config.out) == os.path.abspath(DEFAULT_OUT):
+        # The stored results changed: the documentation's performance page follows them.
+        progress('performance page: %s' % performance.write_page(config.out))
     return 0
 
 

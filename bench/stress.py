@@ -13,10 +13,11 @@
 # limitations under the License.
 
 r"""
-Stress benchmark of the running node against heavy and hostile input (issue 11).
+Stress benchmark of the running node against heavy and hostile input.
 
 The node (``rate_hz`` 30) serves one arm link and one healthy obstacle; this process feeds it
-one input at a time, at the sizes that silenced it before the ingestion worker, and measures:
+one input at a time, at sizes that would stall a node building geometry on its own executor
+thread (the ingestion worker exists for them), and measures:
 
 - longest output gap: the longest time between two ``~/distances`` messages from the moment
   the input is sent until the outcome is settled (target: no more than 2 cycles, 67 ms);
@@ -263,7 +264,7 @@ def run_inputs(harness, work_dir, quick):
                                   lambda _, name=name: harness.status_of(name) in decided))
         harness.send([marker('tri%d' % size, 0, action=Marker.DELETE)])
     stl = os.path.join(work_dir, 'big.stl')
-    binary_stl(stl, 1_300_000)  # 66 MB, as in the issue
+    binary_stl(stl, 1_300_000)  # 66 MB: over the default max_mesh_bytes (32 MiB)
     rows.append(measure_input(
         harness, 'MESH_RESOURCE, %d MB binary STL' % (os.path.getsize(stl) // 10**6),
         lambda: harness.send([marker('stl', 0, Marker.MESH_RESOURCE, mesh_resource='file://'
@@ -311,7 +312,7 @@ def run_churn(harness, seconds):
 
 
 def write_report(rows, churn, path):
-    lines = ['# gjk_distance stress benchmark (issue 11)', '',
+    lines = ['# gjk_distance stress benchmark', '',
              'Node `rate_hz` %g (a cycle every %.0f ms; target: no output gap longer than two '
              'cycles, %.0f ms). Machine: %s, %d cores, Python %s; load average %.2f at the end. '
              'Date: %s.' % (RATE_HZ, 1e3 / RATE_HZ, 2e3 / RATE_HZ, platform.processor() or

@@ -31,7 +31,9 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench import exact, issue10, report, run, scenes  # noqa: E402, I100 (after the path set-up)
+# After the path set-up:
+from bench import exact, peer_targets, report, run, scenes  # noqa: E402, I100
+from bench.report import performance  # noqa: E402
 
 
 def test_scenes_are_seeded_and_as_specified():
@@ -117,8 +119,28 @@ def test_tiny_run_checks_every_answer_and_writes_the_report(tmp_path):
     if 'gjk_batch_track_hc' in methods:
         assert '## Targets' in text and '## Claims of Cameron 1997, section 4' in text
         # Without the extras the batch and start-up rows say so, never a figure.
-        assert text.count('not measured: skipped') == 4 and '## Issue 10 targets' in text
+        assert text.count('not measured: skipped') == 4 and '## Peer targets' in text
         assert {'fig3.png', 'fig4.png', 'fig5.png'} <= {p.name for p in tmp_path.iterdir()}
+
+
+def test_performance_page_carries_the_stored_figures_and_their_commands(tmp_path):
+    (tmp_path / 'report.md').write_text(
+        '# title\n\n## Setup\n\nnot on the page\n\n## Peer targets (x)\n\n| a |\n|---|\n'
+        '| 1.23 us |\n\n## Figures\n\n![Fig. 3](fig3.png)\n')
+    (tmp_path / 'single_call.md').write_text(
+        '# Single\n\n2000 calls per run.\n\n| vertices | us |\n|---|---|\n| 8 | 1.00 |\n')
+    (tmp_path / 'planning.md').write_text(
+        '# Planner\n\nCommand: `python -m bench.planning_bench --quick`.\n\n| robot |\n'
+        '| --- |\n| ur5 |\n\nafter the table\n')
+    page = performance.render_page(str(tmp_path))
+    assert '### Peer targets (x)' in page and '| 1.23 us |' in page
+    assert 'not on the page' not in page and '](../bench/results/fig3.png)' in page
+    assert 'Reproduce: `.venv/bin/python -m bench.single_call`' in page and '| 8 | 1.00 |' in page
+    assert 'Reproduce: `python -m bench.planning_bench --quick`' in page
+    assert 'after the table' not in page
+    # Nothing stored, nothing made up: a missing file is named as missing.
+    assert '`bench/results/stress.md` is missing.' in page
+    assert '`run.json` is missing' in page
 
 
 def _timing(distance, rotation, method, **values):
@@ -126,7 +148,7 @@ def _timing(distance, rotation, method, **values):
                  'rotation_deg': rotation, 'method': method}, **values)
 
 
-def test_issue10_rows_judge_each_target_against_its_peer():
+def test_peer_target_rows_judge_each_target_against_its_peer():
     rows = [_timing('gap1', 0.0, 'gjk_batch_track_hc', cold_ns=6000.0,
                     hill_climb_steps_cold=9.0),
             _timing('gap1', 0.0, 'mujoco', cold_ns=7000.0),
@@ -137,17 +159,17 @@ def test_issue10_rows_judge_each_target_against_its_peer():
                     epa_iterations_tracked=26.0, hill_climb_steps_tracked=250.0),
             _timing('overlap', 6.0, 'mujoco', tracked_ns=45e3, max_error=3e-2)]
     table = report.Table(rows)
-    cold = issue10.row_cold_2048(table)
+    cold = peer_targets.row_cold_2048(table)
     assert cold.met is False and cold.ours == 8.0 and cold.peer_value == 7.5  # worst scene
-    overlap = issue10.row_rotating_overlap(table)
+    overlap = peer_targets.row_rotating_overlap(table)
     assert overlap.met is True and overlap.ours == 40.0
-    single = [(8, issue10.QUERY_TRACKED, 7.5, 1.0, 1.0, 0.0),
-              (8, issue10.COAL_WARM, 1.5, None, None, 0.0),
-              (8, issue10.QUERY_COLD, 2.0, 3.0, 4.0, 0.0),
-              (8, issue10.CALL_COLD, 5.0, 3.0, 4.0, 0.0),
-              (8, issue10.COAL_COLD, 1.1, None, None, 0.0)]
-    assert issue10.row_single_tracked(single).met is False
-    cold = issue10.row_single_cold(single)
+    single = [(8, peer_targets.QUERY_TRACKED, 7.5, 1.0, 1.0, 0.0),
+              (8, peer_targets.COAL_WARM, 1.5, None, None, 0.0),
+              (8, peer_targets.QUERY_COLD, 2.0, 3.0, 4.0, 0.0),
+              (8, peer_targets.CALL_COLD, 5.0, 3.0, 4.0, 0.0),
+              (8, peer_targets.COAL_COLD, 1.1, None, None, 0.0)]
+    assert peer_targets.row_single_tracked(single).met is False
+    cold = peer_targets.row_single_cold(single)
     assert cold.met is True and '5.0 us with `signed_distance`' in cold.why  # 2.0 <= 2 x 1.1
     planning = {'planning': [
         {'robot': 'ur5', 'gjk_us_per_config_median': 70.0, 'gjk_max_error': 1e-15,
@@ -157,13 +179,13 @@ def test_issue10_rows_judge_each_target_against_its_peer():
          'pinocchio_coal_us_per_config_median': 160.0, 'coal_max_error': 5e-7,
          'piece_pairs': 384, 'gjk_iterations_per_pair': 1.5},
         {'robot': 'kinova', 'pinocchio': 'not installed: pinocchio'}]}
-    assert issue10.row_batch(planning, 'ur5').met is True
-    assert issue10.row_batch(planning, 'panda').met is False  # faster but not exact
-    kinova = issue10.row_batch(planning, 'kinova')
+    assert peer_targets.row_batch(planning, 'ur5').met is True
+    assert peer_targets.row_batch(planning, 'panda').met is False  # faster but not exact
+    kinova = peer_targets.row_batch(planning, 'kinova')
     assert kinova.met is None and 'not installed: pinocchio' in kinova.why
-    assert issue10.row_startup({'startup': [2.5, 3.5, 2.9]}).met is True  # median 2.9 s
-    unmeasured = issue10.row_startup({'startup': None, 'startup_error': 'no ROS graph'})
+    assert peer_targets.row_startup({'startup': [2.5, 3.5, 2.9]}).met is True  # median 2.9 s
+    unmeasured = peer_targets.row_startup({'startup': None, 'startup_error': 'no ROS graph'})
     assert unmeasured.met is None and 'no ROS graph' in unmeasured.why
-    text = issue10.section(table, {}, report.verdict)
+    text = peer_targets.section(table, {}, report.verdict)
     # Two single-call rows, three batch rows and the start-up.
     assert text.count('**not measured**') == 6

@@ -136,7 +136,8 @@ MODULE_KEYS = {
 
 
 # Optional at run time, imported only inside the function that needs it, with no rosdep key:
-# coacd (convex decomposition, the setup.py extra 'decomposition'; README says how to get it).
+# coacd (convex decomposition, the setup.py extra 'decomposition'; docs/development.md says
+# how to get it).
 OPTIONAL_MODULES = {'coacd'}
 
 

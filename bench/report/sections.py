@@ -16,7 +16,7 @@
 
 from .constants import HEADLINE, MAIN, PEER_ORDER, SHORT
 from .table import floats, markdown_table, not_nan, num, sci, us, verdict
-from .. import issue10
+from .. import peer_targets
 from ..scenes import STEP_TRANSLATION
 
 
@@ -98,11 +98,11 @@ def _fmt_dict(values):
     return ', '.join('%s=%s' % (k, v) for k, v in values.items())
 
 
-def section_issue10(results, table):
-    """Issue 10's rows (see bench/issue10.py); empty when gjk_ros did not run."""
+def section_peer_targets(results, table):
+    """Peer-target rows (see bench/peer_targets.py); empty when gjk_ros did not run."""
     if MAIN not in table.methods():
         return ''
-    return issue10.section(table, results.extras, verdict)
+    return peer_targets.section(table, results.extras, verdict)
 
 
 def section_headline(results, table):

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The project's targets (issue 4): one function a target, each with its why_... explanation.
+The project's own targets: one function a target, each with its why_... explanation.
 
 A target function returns its report line with the verdict; the matching why_... function returns
 indented bullets that explain a miss from the counters and the profile ('' when there is nothing

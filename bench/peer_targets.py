@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Issue 10's targets: where a peer was faster, each measured against that peer in the same run.
+Peer targets: the cases where a peer library is the one to beat, each measured beside it.
 
 One function per row, each returning a ``Row``: the case, gjk_ros's figure, the peer's, the
 target, the verdict and why (counters where the core has them). The scene rows read the main
@@ -43,7 +43,7 @@ PLANNING_ARGS = ['--configs', '300', '--reps', '3', '--checked', '3']
 
 @dataclass
 class Row:
-    """One line of the issue 10 table (times in microseconds, None when not measured)."""
+    """One line of the peer-target table (times in microseconds, None when not measured)."""
 
     case: str
     ours: object
@@ -193,7 +193,7 @@ def row_startup(extras):
 
 
 def rows(table, extras):
-    """Return every issue 10 row, in the issue's order."""
+    """Return every peer-target row: single calls, cold, overlap, batches, start-up."""
     from .planning_bench import ROBOTS
     single = extras.get('single_call') or []
     return [row_single_tracked(single), row_single_cold(single), row_cold_2048(table),
@@ -206,8 +206,8 @@ def _figure(value, unit):
 
 
 def section(table, extras, verdict):
-    """Render the issue 10 table (``verdict`` is report.verdict)."""
-    lines = ['## Issue 10 targets (each against its peer, same run)\n',
+    """Render the peer-target table (``verdict`` is report.verdict)."""
+    lines = ['## Peer targets (each against its peer, same run)\n',
              '| case | gjk_ros | peer | peer figure | target | verdict | why |',
              '|---|---|---|---|---|---|---|']
     for row in rows(table, extras):
