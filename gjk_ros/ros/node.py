@@ -76,7 +76,7 @@ _STATUS_OF_INPUT = {
 
 class DistanceNode(Node):
     """
-    Publish tracked link-obstacle distances; see the module docstring and the README.
+    Publish tracked link-obstacle distances; see the module docstring and docs/architecture.md.
 
     Parameters
     ----------

@@ -48,7 +48,7 @@ class PairStatus(enum.IntEnum):
     VALID = 0
     """Distance computed from fresh poses."""
     STALE = 1
-    """A pose is missing (unknown frame) or older than ``tf_timeout``."""
+    """An input is not fresh: a pose missing or older than ``tf_timeout``, a silent source."""
     INVALID = 2
     """A pose is non-finite, or a body's geometry was rejected (see /diagnostics)."""
     APPROXIMATE = 3
@@ -56,7 +56,7 @@ class PairStatus(enum.IntEnum):
     BEYOND = 4
     """Skipped: the bounding spheres are farther apart than ``max_distance``."""
     PENDING = 5
-    """A body's geometry is still being built (or waits for TF at its stamp); no distance yet."""
+    """A body's geometry is still being built; no distance yet."""
 
 
 # PointField datatype codes (sensor_msgs/PointField constants), kept here so that reading

@@ -15,7 +15,7 @@
 """
 The node's two clocks, and whether ROS time can age data now.
 
-Time conventions (README, "Time"):
+Time conventions (docs/semantics.md, "Time"):
 
 - **Ages of data use ROS time** (the node clock; simulated time under ``use_sim_time``), as tf2
   and Nav2 do: a transform's age is ``now - header.stamp``, a source's silence ``now - receive

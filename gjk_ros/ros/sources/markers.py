@@ -16,7 +16,7 @@
 Marker sources: ``~/obstacles`` and ``~/links`` (``visualization_msgs/MarkerArray``).
 
 Each marker is a body piece keyed ``(source name, ns, id)``; a ``~/links`` marker adds a piece
-to the link named by its ``header.frame_id``. Semantics (README, docs/semantics.md):
+to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
 
 - Marker lifetimes count from the receive time (as RViz does); a silent namespace's markers do
   not expire (they go STALE instead), so a dead publisher never makes an obstacle vanish.
