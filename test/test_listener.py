@@ -89,9 +89,10 @@ def test_readme_example_prints_a_close_pair_of_a_real_node(ros_env, ros_domain_i
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
             output = OutputLines(example)
-            wait_until(lambda: 'arm is 0.030 m from readme/0' in output.lines, what=(
-                'the README example to print the pair (output so far: %r)' % output.lines),
-                node_process=node)
+            wait_until(lambda: 'arm is 0.030 m from readme/0' in output.lines and
+                       'slow down: closest: arm to readme/0 (VALID)' in output.lines, what=(
+                           'the README example to print the pair and the summary (output so '
+                           'far: %r)' % output.lines), node_process=node)
         finally:
             example.kill()
             example.wait()

@@ -26,7 +26,9 @@ import subprocess
 import sys
 
 from gjk_ros.ros import PairStatus, read_distances
-from gjk_ros.ros.records import names_from_json, RECORD_DTYPE, RECORD_FIELDS
+from gjk_ros.ros.records import (fail_safe_minimum, names_from_json, RECORD_DTYPE,
+                                 RECORD_FIELDS)
+from hypothesis import given, settings, strategies
 import numpy
 import pytest
 
@@ -69,17 +71,19 @@ def sample_records():
 
 def test_layout_matches_the_design():
     names = [name for name, _ in RECORD_FIELDS]
-    assert names == ['x', 'y', 'z'] + FLOAT64_FIELDS + ['link_id', 'obstacle_id', 'status']
+    tail = ['link_id', 'obstacle_id', 'status', 'ready', 'age']
+    assert names == ['x', 'y', 'z'] + FLOAT64_FIELDS + tail
     cloud = make_cloud(sample_records(), Header(frame_id='world'))
     types = {field.name: field.datatype for field in cloud.fields}
     offsets = {field.name: field.offset for field in cloud.fields}
     assert all(types[name] == PointField.FLOAT64 for name in FLOAT64_FIELDS)
     assert all(offsets[name] % 8 == 0 for name in FLOAT64_FIELDS)
     assert types['link_id'] == types['obstacle_id'] == PointField.UINT32
-    assert types['status'] == PointField.UINT8
+    assert types['status'] == types['ready'] == PointField.UINT8
+    assert types['age'] == PointField.FLOAT64 and offsets['age'] % 8 == 0
     assert all(field.count == 1 for field in cloud.fields)
     assert cloud.height == 1 and cloud.width == 4
-    assert cloud.point_step == 120 and cloud.row_step == 4 * cloud.point_step
+    assert cloud.point_step == 128 and cloud.row_step == 4 * cloud.point_step
     assert len(cloud.data) == cloud.row_step
     assert not cloud.is_dense  # some records are not VALID
 
@@ -262,3 +266,27 @@ def test_importing_the_reader_starts_nothing():
     output = subprocess.run([sys.executable, '-c', code], check=True, capture_output=True,
                             text=True).stdout
     assert output.strip() == '[]'
+
+
+@settings(max_examples=200)
+@given(rows=strategies.lists(strategies.tuples(
+    strategies.sampled_from(list(PairStatus)),
+    strategies.floats(-1.0, 1.0), strategies.floats(0.0, 0.1)), max_size=6),
+    ready=strategies.booleans(), allow_empty=strategies.booleans())
+def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
+    """fail_safe_minimum of a cloud's records is ~/min_distance of the same cycle."""
+    records = numpy.zeros(len(rows), dtype=RECORD_DTYPE)
+    for index, (status, distance, bound) in enumerate(rows):
+        measured = status in (PairStatus.VALID, PairStatus.APPROXIMATE)
+        records[index]['status'] = status
+        records[index]['distance'] = distance if measured else numpy.nan
+        records[index]['error_bound'] = bound if measured else numpy.nan
+        records[index]['link_id'], records[index]['obstacle_id'] = 0, index
+    records['ready'] = ready
+    cloud = make_cloud(records, Header(frame_id='world'))
+    rebuilt = fail_safe_minimum(read_distances(cloud), max_distance=2.0,
+                                allow_no_obstacles=allow_empty)
+    published = min_distance(records, ready, max_distance=2.0, allow_no_obstacles=allow_empty)
+    if not rows and not ready:
+        return  # an empty cloud carries no ready flag (README: the summary is authoritative)
+    assert rebuilt == published

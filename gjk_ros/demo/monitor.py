@@ -162,7 +162,7 @@ def format_table(records, elapsed, node_min_distance=None):
     elapsed : float
         Seconds since the first cloud.
     node_min_distance : float, optional
-        The node's ``~/min_distance`` (shown in the header).
+        The fail-safe minimum of the same cloud (``fail_safe_minimum``), shown in the header.
 
     Returns
     -------
@@ -177,7 +177,7 @@ def format_table(records, elapsed, node_min_distance=None):
         closest = min(measured, key=lambda r: r.distance)
         header += f'   closest {closest.distance:+.4f} m ({closest.link} / {closest.obstacle})'
     if node_min_distance is not None:
-        header += f'   ~/min_distance {node_min_distance:+.4f}'
+        header += f'   fail-safe minimum {node_min_distance:+.4f}'
     link_width = max([len('link')] + [len(str(r.link)) for r in rows])
     obstacle_width = max([len('obstacle')] + [len(str(r.obstacle)) for r in rows])
     lines = [header, f"{'link':<{link_width}}  {'obstacle':<{obstacle_width}}  "
@@ -435,6 +435,7 @@ class SceneSnapshot:
 def _make_monitor(history, snapshot):
     """Create the monitor node (rclpy must be initialised)."""
     from gjk_ros.ros.listener import DistanceListener, STREAM_QOS
+    from gjk_ros.ros.records import fail_safe_minimum
     from rclpy.node import Node
     from visualization_msgs.msg import MarkerArray
 
@@ -447,13 +448,9 @@ def _make_monitor(history, snapshot):
             self.min_distance = None
             self.first_stamp = None
             self.elapsed = 0.0
-            self.listener = DistanceListener(self, self._on_records, f'/{NODE_NAME}',
-                                             on_min_distance=self._on_min)
+            self.listener = DistanceListener(self, self._on_records, f'/{NODE_NAME}')
             self.create_subscription(MarkerArray, f'/{NODE_NAME}/markers', self._on_markers,
                                      STREAM_QOS)
-
-        def _on_min(self, value):
-            self.min_distance = value
 
         def _on_markers(self, array):
             snapshot.on_markers(array, time.monotonic())
@@ -468,6 +465,8 @@ def _make_monitor(history, snapshot):
                 self.first_stamp = stamp
             self.elapsed = stamp - self.first_stamp
             self.latest = records
+            # The minimum of the same cycle as the table, rebuilt from its records.
+            self.min_distance = fail_safe_minimum(records, max_distance=math.inf)
             history.add(self.elapsed, records)
             snapshot.on_records(records, self.elapsed)
 

@@ -40,6 +40,13 @@ _INPUT_OF_FRAME = {
 }
 
 
+def _data_time(lookup):
+    """Return when a chain's data was true (ns): +inf for a static chain, -inf if unknown."""
+    if lookup.status not in (TfStatus.OK, TfStatus.STALE) or lookup.matrix is None:
+        return -numpy.inf
+    return float(lookup.stamp_ns) if lookup.dynamic else numpy.inf
+
+
 class Frames:
     """
     The TF buffer, its subscriptions, and piece poses.
@@ -118,8 +125,10 @@ class Frames:
 
         Returns
         -------
-        tuple of ((n, 4, 4) float, (n,) int, int)
-            The stamp is the oldest latest-common-time of the dynamic chains used (0: none).
+        tuple of ((n, 4, 4) float, (n,) int, (n,) float)
+            Poses, ``InputState`` and the time of each piece's transform data: its chain's
+            latest common time (ns) when it has a dynamic edge, +inf for a static chain, -inf
+            when no transform is known.
 
         """
         lookups = self.buffer.lookup_many(self._fixed_frame, frames, now_ns=int(now * 1e9),
@@ -128,18 +137,18 @@ class Frames:
         # One row per distinct frame, and a last one (identity, STALE) for "no frame".
         frame_poses = numpy.tile(numpy.eye(4), (len(frames) + 1, 1, 1))
         frame_inputs = numpy.full(len(frames) + 1, InputState.STALE, dtype=numpy.int64)
+        frame_times = numpy.full(len(frames) + 1, -numpy.inf)
         for index, frame in enumerate(frames):
             lookup = lookups[frame]
             frame_inputs[index] = _INPUT_OF_FRAME[lookup.status]
             if lookup.status == TfStatus.OK:
                 frame_poses[index] = lookup.matrix
+            frame_times[index] = _data_time(lookup)
         inputs = frame_inputs[frame_index]
         with numpy.errstate(all='ignore'):  # overflow is caught by _check_poses
             poses = numpy.matmul(frame_poses[frame_index], origins)
-        stamps = [lookup.stamp_ns for lookup in lookups.values()
-                  if lookup.status == TfStatus.OK and lookup.dynamic]
         self._check_poses(poses, inputs, describe)
-        return poses, inputs, min(stamps) if stamps else 0
+        return poses, inputs, frame_times[frame_index]
 
     def _check_poses(self, poses, inputs, describe):
         """Make INVALID every piece whose composed pose is not a sane rigid transform."""

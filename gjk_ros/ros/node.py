@@ -39,7 +39,7 @@ from gjk_ros.ros.ingestion import Ingestor
 from gjk_ros.ros.layout import Layout
 from gjk_ros.ros.markers import PieceView
 from gjk_ros.ros.node_parameters import NodeParameters
-from gjk_ros.ros.outputs import Outputs
+from gjk_ros.ros.outputs import data_stamp, Outputs, record_ages
 from gjk_ros.ros.pacing import CyclePacer
 from gjk_ros.ros.pairs import InputState
 from gjk_ros.ros.problems import ProblemLog
@@ -125,7 +125,7 @@ class DistanceNode(Node):
         self.clocks.on_jump_back(self.frames.buffer.clear_dynamic)
         for source in sources:
             self.clocks.on_jump_back(source.forget_heard)
-        self.outputs = Outputs(self)
+        self.outputs = Outputs(self, self.config.rate_hz)
         self.layout = Layout(self.decomposer, self.outputs.publish_names)
         self.readiness = Readiness(self.problems)
         self.diagnostics = DiagnosticsReporter(self)
@@ -228,10 +228,11 @@ class DistanceNode(Node):
         # 4. Poses: every piece placed in fixed_frame with the latest transforms.
         frames, origins, frame_index = layout.frames_and_origins(self.world, self.sources,
                                                                  config.fixed_frame)
-        poses, inputs, stamp = self.frames.pose_pieces(frames, origins, frame_index, now,
-                                                       self._describe_piece)
-        # 5. Freshness: silent sources, expired markers and an untrusted clock are STALE.
-        self._mark_stale(inputs, now)
+        poses, inputs, piece_times = self.frames.pose_pieces(frames, origins, frame_index, now,
+                                                             self._describe_piece)
+        # 5. Freshness: silent sources, expired markers and an untrusted clock are STALE;
+        # each piece's data is as old as its transform or its source's last message.
+        self._judge_sources(inputs, piece_times, now)
         poses[inputs != InputState.OK] = numpy.eye(4)
         # 6. Measure every piece pair whose inputs are good.
         started = time.perf_counter()
@@ -244,11 +245,15 @@ class DistanceNode(Node):
             self.clocks.problem(),
             [reason for source in self.sources.values() for reason in source.not_ready(now)],
             layout.link_ids, self.frames.without_transform(layout.link_frames()))
-        # 8. Publish, every output with the same header.
+        # 8. Publish, every output with one header stamped with the oldest datum used.
+        now_ns = int(now * 1e9)
+        times = tracker.record_times(piece_times)
+        records['age'] = record_ages(times, now_ns)
+        records['ready'] = self.readiness.ready
         self.last_records = records
-        header = Header(frame_id=config.fixed_frame,
-                        stamp=_time_msg(stamp or self.get_clock().now().nanoseconds))
-        self.outputs.publish(records, layout.self_mask, self.readiness.ready, header)
+        header = Header(frame_id=config.fixed_frame, stamp=_time_msg(data_stamp(times, now_ns)))
+        self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
+                             self.world.names)
         self.outputs.publish_markers(records, layout.self_mask, header,
                                      lambda: self._piece_views(poses, inputs))
 
@@ -270,15 +275,22 @@ class DistanceNode(Node):
     def _keep_expired(self, kind, name, key, expires):
         return self.sources[key[0]].keep_expired(kind, key, expires)
 
-    def _mark_stale(self, inputs, now):
-        """Make STALE the pieces whose source is silent, and all when ROS time is untrusted."""
+    def _judge_sources(self, inputs, piece_times, now):
+        """
+        Apply each source's freshness to its pieces; all STALE when ROS time is untrusted.
+
+        A silent source's pieces become STALE; each piece's data time becomes the older of
+        its transform's and its source's (``Source.data_times``).
+        """
         for name, indices in self.layout.by_source.items():
-            pieces = [self.layout.locations[index] for index in indices]
-            silent = self.sources[name].silent(
-                [(piece.kind, piece.name, piece.key) for piece in pieces], now)
-            if any(silent):
-                chosen = numpy.array(indices)[numpy.array(silent, dtype=bool)]
-                inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE
+            source, indices = self.sources[name], numpy.array(indices)
+            pieces = [(piece.kind, piece.name, piece.key)
+                      for piece in (self.layout.locations[index] for index in indices)]
+            silent = numpy.array(source.silent(pieces, now), dtype=bool)
+            chosen = indices[silent]
+            inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE
+            piece_times[indices] = numpy.minimum(piece_times[indices],
+                                                 source.data_times(pieces))
         if self.clocks.problem() is not None:
             inputs[inputs == InputState.OK] = InputState.STALE  # no age can be judged
 

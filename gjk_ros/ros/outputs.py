@@ -15,7 +15,13 @@
 """
 The node's outputs, except ``/diagnostics`` (``diagnostics.py``).
 
-``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/names`` and ``~/markers``.
+``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/safety`` with
+``~/safety_detail``, ``~/names`` and ``~/markers``.
+
+Time: every output of a cycle carries one header whose stamp is the oldest datum the cycle's
+records rest on (``data_stamp``): a transform's latest common time, an obstacle source's last
+message. Static transforms and geometry do not age. Each record's own ``age`` says the same
+per pair, and its ``ready`` flag lets a consumer rebuild the fail-safe minimum from the cloud.
 
 ``make_cloud`` and ``min_distance`` are pure functions of a record array; ``Outputs`` owns the
 publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
@@ -26,15 +32,18 @@ import math
 import sys
 import time
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from gjk_ros.ros.bodies import LINK, OBSTACLE
 from gjk_ros.ros.markers import MarkerBuilder
-from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS
+from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
 import numpy
-from sensor_msgs.msg import PointCloud2, PointField
+from sensor_msgs.msg import PointCloud2, PointField, Range
 from std_msgs.msg import Float64, String
 from visualization_msgs.msg import MarkerArray
 
-__all__ = ['make_cloud', 'min_distance', 'Outputs']
+__all__ = ['data_stamp', 'make_cloud', 'min_distance', 'Outputs', 'record_ages',
+           'safety_cause']
 
 # ~/markers is for eyes: at most this rate, whatever rate_hz is.
 MARKERS_PERIOD = 0.1
@@ -119,6 +128,66 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
 _UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])
 
 
+def record_ages(times, now_ns):
+    """
+    Return each record's age in seconds from its oldest datum (``PairTracker.record_times``).
+
+    Timeless data (+inf) is 0 s old, missing data (-inf) infinitely old, and a record without
+    piece pairs (NaN) has no age.
+    """
+    with numpy.errstate(invalid='ignore'):
+        ages = (now_ns - times) * 1e-9
+    ages[times == numpy.inf] = 0.0
+    return ages
+
+
+def data_stamp(times, now_ns):
+    """
+    Return the stamp (ns) of a cycle's outputs: the oldest datum its records rest on.
+
+    ``now_ns`` when every datum is timeless; 0 ("no time") when the only data are missing.
+    """
+    finite = times[numpy.isfinite(times)]
+    if finite.size:
+        return int(finite.min())
+    return 0 if (times == -numpy.inf).any() else int(now_ns)
+
+
+def safety_cause(records, is_self, minimum, reasons, names, max_distance):
+    """
+    Say what the fail-safe minimum rests on: (link, obstacle, text).
+
+    The closest pair when the minimum is a measurement (or the ``max_distance`` bound); else
+    the first reason the node is not ready, or the first pair that is not measured.
+    ``is_self`` marks self pairs (their obstacle id is a link's); ``names`` is
+    ``(links, obstacles)`` by id.
+    """
+    status = records['status']
+    if math.isfinite(minimum):
+        bound = numpy.where(status == PairStatus.APPROXIMATE,
+                            records['distance'] - records['error_bound'], records['distance'])
+        bound = numpy.where(status == PairStatus.BEYOND, max_distance, bound)
+        row = int(numpy.nanargmin(numpy.where(_UNKNOWN[status], numpy.nan, bound)))
+        link, obstacle = _pair_names(records[row], is_self[row], names)
+        name = PairStatus(status[row]).name
+        return link, obstacle, 'closest: %s to %s (%s)' % (link, obstacle, name)
+    unknown = numpy.flatnonzero(_UNKNOWN[status])
+    if minimum == math.inf or not (reasons or unknown.size):
+        return '', '', 'no pair in scope'
+    if reasons:
+        return '', '', 'not ready: %s' % reasons[0]
+    row = int(unknown[0])
+    link, obstacle = _pair_names(records[row], is_self[row], names)
+    return link, obstacle, '%s to %s is %s' % (link, obstacle, PairStatus(status[row]).name)
+
+
+def _pair_names(record, is_self, names):
+    links, obstacles = names
+    second = links if is_self else obstacles
+    return (links.get(int(record['link_id']), str(int(record['link_id']))),
+            second.get(int(record['obstacle_id']), str(int(record['obstacle_id']))))
+
+
 class Outputs:
     """
     The publishers of one node, and what each cycle publishes.
@@ -127,16 +196,23 @@ class Outputs:
     ----------
     node : rclpy.node.Node
         Creates the publishers (names relative to the node: ``~/...``).
+    rate_hz : float
+        The start-up rate, which sets the deadline and liveliness lease the safety outputs
+        offer (``qos.safety_period``; QoS cannot change after creation).
 
     """
 
-    def __init__(self, node):
-        self.distances = node.create_publisher(PointCloud2, '~/distances', OUTPUT_QOS)
-        self.self_distances = node.create_publisher(PointCloud2, '~/self_distances',
-                                                    OUTPUT_QOS)
+    def __init__(self, node, rate_hz):
+        self.period = safety_period(rate_hz)
+        safety = safety_qos(self.period)
+        self.distances = node.create_publisher(PointCloud2, '~/distances', safety)
+        self.self_distances = node.create_publisher(PointCloud2, '~/self_distances', safety)
         self.names = node.create_publisher(String, '~/names', LATCHED_QOS)
-        self.min_distance = node.create_publisher(Float64, '~/min_distance', OUTPUT_QOS)
+        self.min_distance = node.create_publisher(Float64, '~/min_distance', safety)
+        self.safety = node.create_publisher(Range, '~/safety', safety)
+        self.safety_detail = node.create_publisher(DiagnosticArray, '~/safety_detail', safety)
         self.markers = node.create_publisher(MarkerArray, '~/markers', OUTPUT_QOS)
+        self._status_name = '%s: safety' % node.get_fully_qualified_name().lstrip('/')
         self._builder = MarkerBuilder()
         self._last_markers = -math.inf
         self._config = None
@@ -148,15 +224,34 @@ class Outputs:
         """``~/names``: the id -> name tables (latched)."""
         self.names.publish(String(data=json.dumps(names)))
 
-    def publish(self, records, self_mask, ready, header):
-        """One cycle's clouds and fail-safe minimum, all with the same header."""
+    def publish(self, records, self_mask, reasons, header, names):
+        """
+        Publish one cycle's clouds, fail-safe minimum and safety summary with one header.
+
+        ``reasons`` are why the node is not ready (empty when ready); ``names`` is the
+        world's NameRegistry.
+        """
         config = self._config
         self.distances.publish(make_cloud(records[~self_mask], header))
         if config.self_collision:
             self.self_distances.publish(make_cloud(records[self_mask], header))
-        counted = records if config.self_collision_in_min_distance else records[~self_mask]
-        self.min_distance.publish(Float64(data=min_distance(
-            counted, ready, config.max_distance, config.allow_no_obstacles)))
+        counted = slice(None) if config.self_collision_in_min_distance else ~self_mask
+        minimum = min_distance(records[counted], not reasons, config.max_distance,
+                               config.allow_no_obstacles)
+        self.min_distance.publish(Float64(data=minimum))
+        link, obstacle, cause = safety_cause(
+            records[counted], self_mask[counted], minimum, reasons,
+            (names.names_by_id(LINK), names.names_by_id(OBSTACLE)), config.max_distance)
+        self.safety.publish(Range(header=header, radiation_type=Range.INFRARED,
+                                  field_of_view=0.0, min_range=-math.inf,
+                                  max_range=config.max_distance, range=minimum))
+        level = DiagnosticStatus.OK if minimum > 0.0 else \
+            DiagnosticStatus.WARN if math.isfinite(minimum) else DiagnosticStatus.ERROR
+        values = {'min_distance': repr(minimum), 'link': link, 'obstacle': obstacle,
+                  'ready': str(not reasons).lower(), 'frame_id': header.frame_id}
+        self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
+            level=level, name=self._status_name, message=cause, hardware_id='none',
+            values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
 
     def publish_markers(self, records, self_mask, header, views):
         """

@@ -256,6 +256,31 @@ class PairTracker:
         records['status'] = status
         return records
 
+    def record_times(self, piece_times):
+        """
+        Return the oldest datum of each record's pieces.
+
+        Parameters
+        ----------
+        piece_times : (n,) float
+            Per layout piece, nanoseconds of ROS time: +inf for timeless data (static
+            transforms and geometry), -inf for missing data.
+
+        Returns
+        -------
+        (r,) float
+            The minimum over the record's piece pairs; NaN for a record without piece pairs.
+
+        """
+        specs = self._specs
+        times = numpy.full(specs.count, numpy.inf)
+        pairs = self.layout.pairs
+        if len(pairs):
+            numpy.minimum.at(times, specs.owner, numpy.minimum(piece_times[pairs[:, 0]],
+                                                               piece_times[pairs[:, 1]]))
+        times[specs.empty] = numpy.nan
+        return times
+
     def _update_pairs(self, poses, active, max_distance):
         pair_set = self._pair_set
         pair_set.update(poses, active=active, max_distance=max_distance)
@@ -334,6 +359,7 @@ class _SpecArrays:
         self.obstacle_id = numpy.array([spec.obstacle_id for spec in specs],
                                        dtype=numpy.uint32)
         self.start, self.owner = start, numpy.repeat(numpy.arange(len(specs)), counts)
+        self.empty = counts == 0
         self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
         self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)
         self.link_padding = numpy.array([spec.link_padding for spec in specs], dtype=float)

@@ -18,9 +18,12 @@ The QoS profiles of the node's topics, as the ecosystem uses them.
 One definition for the node, its demo and its consumers.
 """
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.duration import Duration
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
+                       ReliabilityPolicy)
 
-__all__ = ['LATCHED_QOS', 'MARKER_QOS', 'OUTPUT_QOS', 'TF_QOS', 'TF_STATIC_QOS']
+__all__ = ['LATCHED_QOS', 'MARKER_QOS', 'OUTPUT_QOS', 'safety_period', 'safety_qos', 'TF_QOS',
+           'TF_STATIC_QOS']
 
 # tf2_ros's own settings: /tf reliable volatile depth 100, /tf_static transient_local.
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
@@ -39,3 +42,33 @@ MARKER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
 # The node's outputs.
 OUTPUT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                         durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST)
+
+
+# The shortest deadline and liveliness lease the safety outputs offer, seconds.
+MIN_SAFETY_PERIOD = 0.25
+
+
+def safety_period(rate_hz):
+    """
+    Return the deadline and liveliness lease (seconds) the safety outputs offer at ``rate_hz``.
+
+    The node publishes at least every 2.25 periods (the watchdog, pacing.py); three periods,
+    and never under a quarter second, leave room for a late timer on a loaded machine.
+    """
+    return max(MIN_SAFETY_PERIOD, 3.0 / rate_hz)
+
+
+def safety_qos(period):
+    """
+    Return the QoS of the safety outputs: OUTPUT_QOS offering a deadline and a lease.
+
+    A subscriber that requests a deadline or an AUTOMATIC liveliness lease of at least
+    ``period`` is matched and told by the middleware when the node stops publishing or its
+    process stops (SIGSTOP, a crash), with no message from the node; one that requests
+    neither is matched as before.
+    """
+    lease = Duration(seconds=period)
+    return QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST,
+                      deadline=lease, liveliness=LivelinessPolicy.AUTOMATIC,
+                      liveliness_lease_duration=lease)

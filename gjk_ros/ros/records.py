@@ -29,12 +29,14 @@ to float32, for display. The exact values follow as 8-byte aligned FLOAT64 field
 from dataclasses import dataclass
 import enum
 import json
+import math
 import sys
 
 import numpy
 
-__all__ = ['DistanceRecord', 'PairStatus', 'RECORD_DTYPE', 'RECORD_FIELDS', 'names_from_json',
-           'read_distances', 'records_from_cloud', 'status_table']
+__all__ = ['DistanceRecord', 'fail_safe_minimum', 'names_from_json', 'PairStatus',
+           'read_distances', 'RECORD_DTYPE', 'RECORD_FIELDS', 'records_from_cloud',
+           'status_table']
 
 
 class PairStatus(enum.IntEnum):
@@ -87,6 +89,8 @@ RECORD_FIELDS = (
     ('link_id', _POINT_FIELD_UINT32),
     ('obstacle_id', _POINT_FIELD_UINT32),
     ('status', _POINT_FIELD_UINT8),
+    ('ready', _POINT_FIELD_UINT8),
+    ('age', _POINT_FIELD_FLOAT64),
 )
 """Field names and PointField datatypes of one record, in memory order."""
 
@@ -108,7 +112,8 @@ def _record_dtype():
     Build the record dtype: every field aligned to its own size, padded to a multiple of 8.
 
     x, y, z take bytes 0-11; 4 bytes of padding put ``link_x`` at 16, so every float64 of every
-    record is 8-byte aligned. The 113 bytes of fields are padded to a point_step of 120.
+    record is 8-byte aligned. ``status`` and ``ready`` take bytes 112-113 and ``age`` 120-127:
+    a point_step of 128.
     """
     names, formats, offsets = [], [], []
     offset = 0
@@ -126,7 +131,7 @@ def _record_dtype():
 
 
 RECORD_DTYPE = _record_dtype()
-"""Native-endian numpy dtype of one ``~/distances`` point (point_step 120)."""
+"""Native-endian numpy dtype of one ``~/distances`` point (point_step 128)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,13 @@ class DistanceRecord:
         ``point_on_obstacle - point_on_link == distance * normal``.
     error_bound : float
         Bound on the distance error, metres.
+    age : float
+        Seconds from the oldest datum the record rests on (a transform's stamp, an obstacle
+        source's last message) to the cycle that published it; 0 for timeless data (static
+        transforms and geometry), inf when some datum is missing, NaN without piece pairs.
+    ready : bool
+        Whether the node could vouch for its whole scope in that cycle (the fail-safe minimum
+        is -inf when not; see ``fail_safe_minimum``).
 
     """
 
@@ -167,11 +179,38 @@ class DistanceRecord:
     point_on_obstacle: numpy.ndarray
     normal: numpy.ndarray
     error_bound: float
+    age: float = float('nan')
+    ready: bool = True
 
     @property
     def is_measured(self):
         """Whether ``distance`` is a number (VALID or APPROXIMATE)."""
         return self.status in (PairStatus.VALID, PairStatus.APPROXIMATE)
+
+
+def fail_safe_minimum(records, max_distance=math.inf, allow_no_obstacles=False):
+    """
+    Rebuild the node's fail-safe minimum from the records of one cloud.
+
+    The same rule as ``~/min_distance``: -inf when the node was not ready or a record is
+    STALE, INVALID or PENDING; else the smallest VALID distance, APPROXIMATE lower bound
+    (``distance - error_bound``) and BEYOND bound (``max_distance``, the node's parameter).
+    A cloud with no record is -inf unless ``allow_no_obstacles``.
+    """
+    if not records:
+        return math.inf if allow_no_obstacles else -math.inf
+    values = []
+    for record in records:
+        if not record.ready or record.status in (PairStatus.STALE, PairStatus.INVALID,
+                                                 PairStatus.PENDING):
+            return -math.inf
+        if record.status == PairStatus.APPROXIMATE:
+            values.append(record.distance - record.error_bound)
+        elif record.status == PairStatus.BEYOND:
+            values.append(max_distance)
+        else:
+            values.append(record.distance)
+    return min(values)
 
 
 def names_from_json(text):
@@ -315,5 +354,7 @@ def read_distances(cloud_msg, names_msg=None, self_pairs=False):
                 [point['obstacle_x'], point['obstacle_y'], point['obstacle_z']]),
             normal=numpy.array([point['normal_x'], point['normal_y'], point['normal_z']]),
             error_bound=float(point['error_bound']),
+            age=float(point['age']),
+            ready=bool(point['ready']),
         ))
     return records

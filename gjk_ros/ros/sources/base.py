@@ -98,6 +98,18 @@ class Source:
         """
         return [False] * len(pieces)
 
+    def data_times(self, pieces):
+        """
+        When the data of each of this source's layout pieces was last confirmed.
+
+        Returns
+        -------
+        list of float
+            ROS time in ns per piece; +inf for state that does not age (the default).
+
+        """
+        return [float('inf')] * len(pieces)
+
     def not_ready(self, now):
         """Return why the node cannot vouch for its scope yet (empty: nothing missing)."""
         return []

@@ -273,6 +273,17 @@ class MarkerSource(Source):
                                  lambda key: "%s source '%s' publishes again" % key[1:])
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
 
+    def data_times(self, pieces):
+        """Each piece's namespace was last heard then; a static namespace does not age."""
+        monitor, times = self._monitor, []
+        for _, _, key in pieces:
+            heard = monitor.last_heard(self.kind, key[1])
+            if monitor.is_static(key[1]):
+                times.append(float('inf'))
+            else:
+                times.append(-float('inf') if heard is None else heard * 1e9)
+        return times
+
     def not_ready(self, now):
         return self._monitor.required_problems(now)
 
