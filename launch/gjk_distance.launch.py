@@ -24,7 +24,11 @@ Launch arguments:
   robot_state_publisher's topic); remapped onto the node's relative ``robot_description``,
   so a namespaced node still reads the global one;
 - ``rviz``: ``true`` also starts ``rviz2`` with ``config/gjk_distance.rviz``, filled in with
-  this node's topics, fixed frame and robot description topic.
+  this node's topics, fixed frame and robot description topic;
+- ``use_sim_time``: ``true`` runs the node (and RViz) on ``/clock``; without a ``/clock`` the
+  node reads -inf and says so (docs/semantics.md, "Time");
+- ``log_level``: the node's logger level (``debug``, ``info``, ``warn``, ``error``, ``fatal``);
+- ``respawn``: ``true`` restarts the node ``respawn_delay`` seconds after it exits.
 
 Example::
 
@@ -49,7 +53,8 @@ def _argument(context, name):
 
 def _node(context):
     """Build the node once the launch arguments are known."""
-    parameters = [_argument(context, 'params_file')]
+    parameters = [_argument(context, 'params_file'),
+                  {'use_sim_time': _argument(context, 'use_sim_time') == 'true'}]
     fixed_frame = _argument(context, 'fixed_frame')
     if fixed_frame:
         parameters.append({'fixed_frame': fixed_frame})
@@ -62,6 +67,9 @@ def _node(context):
         # ROS 2 name resolution: the node subscribes to the relative 'robot_description'
         # (robot_state_publisher's convention); the remap points it at the chosen topic.
         remappings=[('robot_description', _argument(context, 'robot_description_topic'))],
+        ros_arguments=['--log-level', _argument(context, 'log_level')],
+        respawn=_argument(context, 'respawn') == 'true',
+        respawn_delay=float(_argument(context, 'respawn_delay')),
         output='screen',
         emulate_tty=True,
     )] + _rviz(context)
@@ -87,7 +95,8 @@ def _rviz(context):
         config.write(text)
     atexit.register(os.remove, path)
     return [Node(package='rviz2', executable='rviz2', name='rviz2',
-                 arguments=['-d', path], output='screen')]
+                 arguments=['-d', path], output='screen',
+                 parameters=[{'use_sim_time': _argument(context, 'use_sim_time') == 'true'}])]
 
 
 def generate_launch_description():
@@ -108,5 +117,14 @@ def generate_launch_description():
         DeclareLaunchArgument('rviz', default_value='false', choices=['true', 'false'],
                               description='Also start rviz2 showing the distances, hulls '
                                           'and witness segments.'),
+        DeclareLaunchArgument('use_sim_time', default_value='false', choices=['true', 'false'],
+                              description='Run on /clock (simulated time).'),
+        DeclareLaunchArgument('log_level', default_value='info',
+                              choices=['debug', 'info', 'warn', 'error', 'fatal'],
+                              description="The node's logger level."),
+        DeclareLaunchArgument('respawn', default_value='false', choices=['true', 'false'],
+                              description='Restart the node when it exits.'),
+        DeclareLaunchArgument('respawn_delay', default_value='1.0',
+                              description='Seconds before a respawn.'),
         OpaqueFunction(function=_node),
     ])

@@ -121,7 +121,7 @@ def test_launch_file_declares_its_arguments():
     arguments = [call.args[0].value for call in calls
                  if getattr(call.func, 'id', '') == 'DeclareLaunchArgument']
     assert arguments == ['params_file', 'namespace', 'fixed_frame', 'robot_description_topic',
-                         'rviz']
+                         'rviz', 'use_sim_time', 'log_level', 'respawn', 'respawn_delay']
     nodes = [{kw.arg: getattr(kw.value, 'value', getattr(kw.value, 'id', None))
               for kw in call.keywords}
              for call in calls if getattr(call.func, 'id', '') == 'Node']
