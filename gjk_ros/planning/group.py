@@ -119,6 +119,10 @@ class PlanningGroup:
         full_bounds = np.zeros_like(robot.pair_bounds)
         full_bounds[:, self.variables] = bounds
         self._bounds = np.ascontiguousarray(full_bounds)
+        self._everything = np.array_equal(self.variables, np.arange(self.fixed.shape[0]))
+        self._row = self.fixed[None].copy()
+        self._one_hit = np.empty(1, np.int64)
+        self._floating = bool(robot.kinematics._floating)
 
     @property
     def dof(self) -> int:
@@ -139,13 +143,29 @@ class PlanningGroup:
         qs = np.asarray(qs, dtype=np.float64)
         if qs.shape[-1:] != (self.dof,) or qs.ndim > 2:
             raise ValueError(f'expected (..., {self.dof}) group configurations, got {qs.shape}')
-        out = np.broadcast_to(self.fixed, qs.shape[:-1] + self.fixed.shape).copy()
+        if self._everything:
+            return qs.copy()
+        out = np.empty(qs.shape[:-1] + self.fixed.shape)
+        out[...] = self.fixed
         out[..., self.variables] = qs
         return out
 
     def in_collision(self, q, margin: float = 0.0) -> bool:
         """True when some checked pair's padded distance is at most ``margin`` at ``q``."""
-        return bool(self._hits(np.asarray(q, np.float64)[None], margin)[0] >= 0)
+        margin = _margin(margin)
+        q = np.asarray(q, dtype=np.float64)
+        if q.shape != (self.dof,) or not np.isfinite(q).all():
+            raise ValueError(f'q: expected finite ({self.dof},), got shape {q.shape}')
+        checks = self._checks
+        with self.robot.lock:
+            # One reused row: the single call is what a sampling planner makes most often.
+            row = self._row
+            row[0, self.variables] = q
+            if self._floating:
+                self.robot.kinematics._check_quaternions(row)
+            configurations_hit(row, *self.robot.kernel_arguments(), *checks.pair_arguments(),
+                               margin, self._one_hit, checks.stats)
+            return bool(self._one_hit[0] >= 0)
 
     def in_collision_batch(self, qs, margin: float = 0.0) -> np.ndarray:
         """(N,) bool: :meth:`in_collision` of each of N unrelated configurations."""
