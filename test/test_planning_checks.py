@@ -248,27 +248,38 @@ def test_threads_give_the_single_thread_answers():
 
 
 def test_motion_bounds_hold(robot):
-    """No vertex of a link moves farther than its motion bound predicts."""
+    """Distances change no faster than the pair bounds; link vertices move no farther."""
     kinematics = robot.kinematics
     rng = np.random.default_rng(12)
     engine = robot.engine
+    radii = _link_radii(robot)
+    owner_bounds = np.zeros((len(robot.pairs), 3))
+    owner_bounds[engine.owner] = robot.pair_bounds
     for _ in range(30):
         q0 = rng.uniform(-2.5, 2.5, 3)
         q1 = q0 + rng.normal(scale=0.5, size=3)
-        t = np.linspace(0.0, 1.0, 50)[:, None]
-        poses = robot.body_poses(q0 + t * (q1 - q0))
-        for k, (a, b) in enumerate(engine.piece_pairs):
-            bound = robot.pair_bounds[k] @ np.abs(q1 - q0)
-            for piece in (a, b):
-                if piece >= len(robot._piece_link):
-                    continue
-                points = engine.pieces[piece].vertices
-                world = np.einsum('nij,vj->nvi', poses[:, piece, :3, :3], points) + \
-                    poses[:, piece, None, :3, 3]
-                moved = np.linalg.norm(world - world[0], axis=2).max()
-                assert moved <= bound + 1e-12
-    assert kinematics.motion_bounds(np.ones(len(kinematics.links))).shape == (
-        len(kinematics.links), 3)
+        t = np.linspace(0.0, 1.0, 50)
+        distance = robot.trajectory(q0 + t[:, None] * (q1 - q0)).distance
+        rate = owner_bounds @ np.abs(q1 - q0)
+        change = np.abs(distance[:, None] - distance[None])  # (n, n, K)
+        span = np.abs(t[:, None] - t[None])[:, :, None]
+        assert (change <= rate * span + 1e-9).all()
+        poses = robot.link_poses(q0 + t[:, None] * (q1 - q0))
+        for p, link in enumerate(robot._piece_link):
+            points = engine.pieces[p].vertices
+            world = np.einsum('nij,vj->nvi', poses[:, link, :3, :3] @ robot._body_origins[p][
+                :3, :3], points) + (poses[:, link] @ robot._body_origins[p])[:, None, :3, 3]
+            moved = np.linalg.norm(world - world[0], axis=2).max()
+            assert moved <= kinematics.motion_bounds(radii)[link] @ np.abs(q1 - q0) + 1e-9
+
+
+def _link_radii(robot):
+    radii = np.zeros(len(robot.kinematics.links))
+    for p, link in enumerate(robot._piece_link):
+        shape, origin = robot.engine.pieces[p], robot._body_origins[p]
+        reach = np.linalg.norm(origin[:3, :3] @ shape.bounding_center + origin[:3, 3])
+        radii[link] = max(radii[link], reach + shape.bounding_radius)
+    return radii
 
 
 def test_ompl_planner_paths_are_certified():
