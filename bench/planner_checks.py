@@ -52,7 +52,7 @@ DENSE_STEP = 1e-3
 
 
 def load_robot(name, obstacles, data_dir):
-    """RobotDistances of one example-robot-data arm with ``obstacles``; also its URDF."""
+    """Build one example-robot-data arm with ``obstacles``; return it and its URDF."""
     from gjk_ros.planning import RobotDistances
     urdf_path, srdf_path = (os.path.join(data_dir, p) for p in planning_bench.ROBOTS[name])
     urdf_xml, srdf_xml = open(urdf_path).read(), open(srdf_path).read()
@@ -92,7 +92,7 @@ class CoalChecker:
         return numpy.asarray(qs) @ self.matrix.T + self.offset
 
     def collides(self, pin_q, stop=True):
-        """computeCollisions at one Pinocchio configuration."""
+        """Run computeCollisions at one Pinocchio configuration."""
         return bool(self.pinocchio.computeCollisions(self.model, self.data, self.geometry,
                                                      self.geometry_data, pin_q, stop))
 
@@ -105,7 +105,7 @@ def time_per_configuration(function, items):
 
 
 def check_verdicts(robot, coal, qs, reps):
-    """Timings (us, medians of interleaved passes) and verdict agreement of the yes/no checks."""
+    """Time the yes/no checks (us, medians of interleaved passes) and compare verdicts."""
     pin_qs = coal.convert(qs)
     methods = {
         'gjk_in_collision': lambda items: [robot.in_collision(q) for q in items],
@@ -156,7 +156,7 @@ def check_gradients(robot, qs, step=1e-6):
 
 
 def table_scene(seed):
-    """A table in front of the arm with four boxes on it (obstacles and coal specs)."""
+    """Return a table in front of the arm with four boxes on it (obstacles, coal specs)."""
     from gjk_ros.planning import Obstacle
     rng = numpy.random.default_rng(seed)
     boxes = [((0.55, 0.0, 0.18), (0.5, 1.0, 0.04))]
@@ -191,7 +191,7 @@ def valid_queries(group, count, seed, min_length=1.5):
 
 
 def ompl_setup(group, validity, certified):
-    """SimpleSetup over the group's space with a validity function and optional validator."""
+    """Return an OMPL setup over the group's space with a validity function (and validator)."""
     import ompl.base as base
     import ompl.geometric as geometric
     from gjk_ros.planning.ompl import motion_validator, state_space
@@ -306,7 +306,7 @@ def planner_rows(name, data_dir, args):
 
 
 def parse_arguments(argv=None):
-    """Settings (``--quick``: 200 configurations, 5 queries, 2 passes)."""
+    """Parse the settings (``--quick``: 200 configurations, 5 queries, 2 passes)."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--configs', type=int, default=1000)
     parser.add_argument('--reps', type=int, default=5)

@@ -29,9 +29,9 @@ from test_planning import _configurations, _robot, ARM_URDF, OBSTACLES, SRDF
 
 from gjk_ros.planning import EdgeCheck, RobotDistances  # noqa: I100 - after the test helpers
 
-GROUP_SRDF = SRDF.replace('</robot>', '''<group name="elbow"><joint name="j2"/>
-  <joint name="j3"/></group><group name="arm"><chain base_link="base" tip_link="link3"/>
-  </group></robot>''')
+GROUP_SRDF = SRDF.replace('</robot>', '<group name="elbow"><joint name="j2"/><joint name="j3"/>'
+                          '</group><group name="arm"><chain base_link="base" tip_link="link3"/>'
+                          '</group></robot>')
 
 
 def _closest(robot, q, columns=None):
@@ -303,3 +303,19 @@ def test_ompl_planner_paths_are_certified():
                        for i in range(path.getStateCount())])
     for q0, q1 in zip(states[:-1], states[1:]):
         assert _dense_clearance(robot, q0, q1).min() > 0.0
+
+
+def test_warm_up_compiles_the_signatures_the_planner_calls():
+    """A real robot's checks reuse the warm-up's specialisations (no compile on first use)."""
+    from gjk_ros.core import bodypairs, chain, collision, warmup
+    warmup.warm_up_group('planning')
+    kernels = (collision.configurations_hit, collision.segment_hit, bodypairs.reduce_pairs,
+               chain.chain_forward, chain.place_sequence)
+    before = [len(kernel.signatures) for kernel in kernels]
+    robot = _robot()
+    qs = _configurations(3, seed=1)
+    robot.in_collision(qs[0])
+    robot.in_collision_batch(qs)
+    robot.edge_free(qs[0], qs[1])
+    robot.trajectory(qs)
+    assert [len(kernel.signatures) for kernel in kernels] == before

@@ -152,7 +152,8 @@ class BodyPairs:
     def answer_arrays(self, count):
         """Allocate ``(rows, status, totals, best)`` for ``count`` steps (first axis)."""
         k = self.num_body_pairs
-        return (np.full((count, k, VALUE_COLUMNS), np.nan), np.full((count, k), _INACTIVE, np.int8),
+        return (np.full((count, k, VALUE_COLUMNS), np.nan),
+                np.full((count, k), _INACTIVE, np.int8),
                 np.zeros((count, k, 2), np.int64), np.full((count, k), -1, np.int64))
 
     def carry_over(self, previous):
@@ -209,6 +210,6 @@ class BodyPairs:
 
 
 def _placeholder():
-    """A PairSet needs one body even when there is nothing to pair."""
+    """Return one body for a PairSet with nothing to pair (a PairSet needs a body)."""
     from .polytope import ConvexPolytope
     return [ConvexPolytope.sphere(1.0)]

@@ -221,7 +221,7 @@ def configurations_hit(qs, chain, placement, work, scene, pairs, padding, order,
 
 @njit
 def _segment_rates(q0, q1, bounds, rates):
-    """``rates[k] = sum_v bounds[k, v] |q1_v - q0_v|`` (moving variables only: bounds may be inf)."""
+    """Set ``rates[k] = sum_v bounds[k, v] |q1_v - q0_v|`` (moving variables only: inf bounds)."""
     for k in range(bounds.shape[0]):
         total = 0.0
         for v in range(bounds.shape[1]):

@@ -386,9 +386,8 @@ class KinematicModel:
         self._floating = [(joint.name, self._first[i]) for i, joint in enumerate(self.joints)
                           if joint.type == 'floating']
 
-
     def _twist_arrays(self):
-        """Static description of every twist (see :meth:`twists`), one row each."""
+        """Describe every twist (see :meth:`twists`): link, variable, scale, kind, axis."""
         rows = []
         for j, joint in enumerate(self.joints):
             source, multiplier, _ = self._sources[j]

@@ -130,12 +130,12 @@ class PlanningGroup:
 
     @property
     def pairs(self) -> tuple:
-        """The body pairs checked, in :attr:`pair_columns` order."""
+        """Return the body pairs checked, in :attr:`pair_columns` order."""
         return tuple(self.robot.pairs[k] for k in self.pair_columns)
 
     @property
     def stats(self) -> np.ndarray:
-        """Work counted by the checks so far: separation tests, culled pairs, iterations, supports."""
+        """Return the work of the checks so far: tests, culled pairs, iterations, supports."""
         return self._checks.stats.copy()
 
     def full(self, qs) -> np.ndarray:
@@ -151,7 +151,7 @@ class PlanningGroup:
         return out
 
     def in_collision(self, q, margin: float = 0.0) -> bool:
-        """True when some checked pair's padded distance is at most ``margin`` at ``q``."""
+        """Return True when a checked pair's padded distance is at most ``margin`` at ``q``."""
         margin = _margin(margin)
         q = np.asarray(q, dtype=np.float64)
         if q.shape != (self.dof,) or not np.isfinite(q).all():
@@ -172,7 +172,7 @@ class PlanningGroup:
         return self._hits(qs, margin) >= 0
 
     def colliding_pair(self, q, margin: float = 0.0):
-        """The first body pair found within ``margin`` at ``q``, or None."""
+        """Return the first body pair found within ``margin`` at ``q``, or None."""
         hit = self._hits(np.asarray(q, np.float64)[None], margin)[0]
         return None if hit < 0 else self.robot.pairs[self.robot.engine.owner[hit]]
 

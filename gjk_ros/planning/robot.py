@@ -139,7 +139,7 @@ class RobotDistances:
 
     @property
     def engine(self) -> BodyPairs:
-        """Return the core body-pair engine (its arrays hold the last configuration's answers)."""
+        """Return the core body-pair engine, whose arrays hold the last configuration's answers."""
         return self._engine
 
     @property
@@ -229,7 +229,7 @@ class RobotDistances:
         return self.distances(q).min_distance()
 
     def in_collision(self, q, margin: float = 0.0) -> bool:
-        """True when some body pair is within ``margin`` at ``q`` (see PlanningGroup)."""
+        """Return True when some body pair is within ``margin`` at ``q`` (see PlanningGroup)."""
         return self._whole.in_collision(q, margin)
 
     def in_collision_batch(self, qs, margin: float = 0.0) -> np.ndarray:
@@ -237,7 +237,7 @@ class RobotDistances:
         return self._whole.in_collision_batch(qs, margin)
 
     def colliding_pair(self, q, margin: float = 0.0):
-        """The first body pair found within ``margin`` at ``q``, or None."""
+        """Return the first body pair found within ``margin`` at ``q``, or None."""
         return self._whole.colliding_pair(q, margin)
 
     def edge_free(self, q0, q1, margin: float = 0.0, tolerance: float = 1e-4):
@@ -388,7 +388,7 @@ class RobotDistances:
              for a, b, s in body_pairs], np.int64).reshape(-1, 2)
 
     def _kernel_arrays(self, pieces):
-        """The compiled checks' arrays: the chain, piece placement, motion bounds, work."""
+        """Build the compiled checks' arrays: the chain, piece placement, motion bounds, work."""
         links = len(self._piece_link)
         count = len(pieces)
         piece_link = np.concatenate([self._piece_link, np.full(count - links, -1, np.int64)])
