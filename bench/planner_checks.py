@@ -23,6 +23,8 @@ Planner checks against Pinocchio + coal on example-robot-data arms, same scenes,
   checked against the Minkowski-difference distance in bench.planning_bench).
 - Gradients: ``gradients(q)`` against central finite differences of ``distances`` (largest
   error over separated pairs), and the time of each.
+- The same yes/no check per random arm configuration on the planner scene below (mostly free
+  configurations: every pair is tested, no early exit), with the planner's pairs.
 - OMPL RRTConnect (ompl's Python bindings, optional): a table with boxes in front of the arm,
   the SRDF's arm group, seeded start and goal pairs, solve then simplify. Three checkers: coal
   and gjk_ros with OMPL's discrete motion check, and gjk_ros's certified ``edge_free`` motion
@@ -46,7 +48,8 @@ import numpy
 
 RESULTS = planning_bench.RESULTS
 ROBOTS = ('panda', 'ur5')
-ARM_GROUPS = {'panda': 'arm', 'ur5': 'manipulator'}
+# The SRDF's arm group; the UR5's SRDF has none: every joint.
+ARM_GROUPS = {'panda': 'arm', 'ur5': None}
 # Dense path check: samples no farther apart than this much link motion (metres).
 DENSE_STEP = 1e-3
 
@@ -298,11 +301,38 @@ def planner_rows(name, data_dir, args):
         return {'ompl': 'not measured: ompl unavailable'}
     obstacles, specs = table_scene(args.seed)
     robot, urdf_xml = load_robot(name, obstacles, data_dir)
-    group = robot.group(ARM_GROUPS[name])
+    group = robot.group(ARM_GROUPS[name] or robot.kinematics.variable_names)
     order = group._checks.order  # the same piece pairs for coal: the group's
     coal = CoalChecker(robot, urdf_xml, specs, pairs=numpy.sort(order))
+    figures = table_verdicts(group, coal, args)
     queries = valid_queries(group, args.queries, args.seed)
-    return run_planners(robot, coal, group, queries, args.solve_seconds)
+    figures.update(run_planners(robot, coal, group, queries, args.solve_seconds))
+    return figures
+
+
+def table_verdicts(group, coal, args):
+    """Yes/no per random group configuration on the table scene (mostly free), both ways."""
+    kinematics = group.robot.kinematics
+    rng = numpy.random.default_rng(args.seed)
+    lower = numpy.maximum(kinematics.lower[group.variables], -numpy.pi)
+    upper = numpy.minimum(kinematics.upper[group.variables], numpy.pi)
+    qs = rng.uniform(lower, upper, (args.configs, group.dof))
+    pin_qs = coal.convert(group.full(qs))
+    group.in_collision_batch(qs[:10])
+    ours, theirs = [], []
+    for _ in range(args.reps):
+        ours.append(time_per_configuration(
+            lambda items: [group.in_collision(q) for q in items], qs))
+        theirs.append(time_per_configuration(
+            lambda items: [coal.collides(q, True) for q in items], pin_qs))
+    verdicts = group.in_collision_batch(qs)
+    coal_verdicts = numpy.array([coal.collides(q) for q in pin_qs])
+    exact = numpy.array([group.min_distance(q) <= 0.0 for q in qs])
+    return {'table_gjk_us': statistics.median(ours) * 1e6,
+            'table_coal_us': statistics.median(theirs) * 1e6,
+            'table_colliding_fraction': float(exact.mean()),
+            'table_gjk_disagrees_with_exact': int((verdicts != exact).sum()),
+            'table_coal_disagrees_with_exact': int((coal_verdicts != exact).sum())}
 
 
 def parse_arguments(argv=None):
@@ -328,7 +358,11 @@ def measure(args):
     if data_dir is None:
         raise ImportError('example-robot-data is not installed (bench/requirements.txt)')
     import pinocchio  # noqa: F401 - the peer
-    return [bench_robot(name, data_dir, args) for name in args.robots]
+    rows = []
+    for name in args.robots:
+        rows.append(bench_robot(name, data_dir, args))
+        print(rows[-1], flush=True)
+    return rows
 
 
 def write_results(rows, args):
@@ -361,7 +395,14 @@ def target_rows(row):
     if 'ompl' in row:
         rows.append((f'{name}: OMPL RRTConnect', '-', '-', '<= coal', None, row['ompl']))
         return rows
-    rows += [(f'{name}: OMPL RRTConnect median solve + simplify (discrete motion check)',
+    rows += [(f'{name}: yes/no per random arm configuration, table scene',
+              '%.1f us' % row['table_gjk_us'], '%.1f us' % row['table_coal_us'],
+              '<= coal / 2', row['table_gjk_us'] * 2 <= row['table_coal_us'],
+              'the planner rows\' scene and pairs; %.0f %% colliding; verdicts off exact: ours '
+              '%d, coal %d' % (100 * row['table_colliding_fraction'],
+                               row['table_gjk_disagrees_with_exact'],
+                               row['table_coal_disagrees_with_exact'])),
+             (f'{name}: OMPL RRTConnect median solve + simplify (discrete motion check)',
               '%.1f ms' % row['gjk_solve_ms'], '%.1f ms' % row['coal_solve_ms'], '<= coal',
               row['gjk_solve_ms'] <= row['coal_solve_ms'],
               'solved %d / %d (coal %d); paths cutting obstacles %d (coal %d), deepest %.1f mm'

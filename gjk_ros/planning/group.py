@@ -123,6 +123,11 @@ class PlanningGroup:
         self._row = self.fixed[None].copy()
         self._one_hit = np.empty(1, np.int64)
         self._floating = bool(robot.kinematics._floating)
+        steps = np.diff(self.variables)
+        self._columns = slice(int(self.variables[0]), int(self.variables[-1]) + 1) if \
+            self.dof and (steps == 1).all() else self.variables
+        self._single_call = (self._row,) + robot.kernel_arguments() + \
+            self._checks.pair_arguments()
 
     @property
     def dof(self) -> int:
@@ -154,17 +159,16 @@ class PlanningGroup:
         """Return True when a checked pair's padded distance is at most ``margin`` at ``q``."""
         margin = _margin(margin)
         q = np.asarray(q, dtype=np.float64)
-        if q.shape != (self.dof,) or not np.isfinite(q).all():
-            raise ValueError(f'q: expected finite ({self.dof},), got shape {q.shape}')
-        checks = self._checks
+        # q.q is finite exactly when every entry is (short of 1e154): one call, not two.
+        if q.shape != (self.dof,) or not math.isfinite(q.dot(q)):
+            raise ValueError(f'q: expected finite ({self.dof},), got {q!r}')
         with self.robot.lock:
-            # One reused row: the single call is what a sampling planner makes most often.
-            row = self._row
-            row[0, self.variables] = q
+            # One reused row and argument tuple: the single call is what a sampling planner
+            # makes most often, and its Python work is most of its cost.
+            self._row[0, self._columns] = q
             if self._floating:
-                self.robot.kinematics._check_quaternions(row)
-            configurations_hit(row, *self.robot.kernel_arguments(), *checks.pair_arguments(),
-                               margin, self._one_hit, checks.stats)
+                self.robot.kinematics._check_quaternions(self._row)
+            configurations_hit(*self._single_call, margin, self._one_hit, self._checks.stats)
             return bool(self._one_hit[0] >= 0)
 
     def in_collision_batch(self, qs, margin: float = 0.0) -> np.ndarray:

@@ -166,7 +166,7 @@ class RobotDistances:
         poses = _poses(poses, (len(self.obstacles), 4, 4), 'obstacle poses')
         with self._lock:
             self._obstacle_poses = poses
-            self._placement = self._placement[:4] + (np.ascontiguousarray(poses),)
+            self._placement[4][...] = poses  # in place: the checks hold the array
 
     def reset(self):
         """Forget every tracked state: the next call starts cold."""
