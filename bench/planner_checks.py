@@ -398,7 +398,7 @@ def target_rows(row):
     rows += [(f'{name}: yes/no per random arm configuration, table scene',
               '%.1f us' % row['table_gjk_us'], '%.1f us' % row['table_coal_us'],
               '<= coal / 2', row['table_gjk_us'] * 2 <= row['table_coal_us'],
-              'the planner rows\' scene and pairs; %.0f %% colliding; verdicts off exact: ours '
+              "the planner rows' scene and pairs; %.0f %% colliding; verdicts off exact: ours "
               '%d, coal %d' % (100 * row['table_colliding_fraction'],
                                row['table_gjk_disagrees_with_exact'],
                                row['table_coal_disagrees_with_exact'])),
