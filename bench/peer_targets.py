@@ -67,12 +67,14 @@ def measure_extras(quick):
         ``startup_error`` why not.
 
     """
-    from . import planning_bench, single_call, startup
+    from . import planner_checks, planning_bench, single_call, startup
     steps, repeats = (300, 3) if quick else (2000, 7)
     extras = {'single_call': single_call.measure(SINGLE_CALL_VERTICES, steps, repeats)}
     arguments = ['--quick', '--robots', 'ur5'] if quick else PLANNING_ARGS
     _attempt(extras, 'planning',
              lambda: planning_bench.measure(planning_bench.parse_arguments(arguments)))
+    _attempt(extras, 'planner_checks', lambda: planner_checks.measure(
+        planner_checks.parse_arguments(['--quick'] if quick else [])))
     _attempt(extras, 'startup', lambda: startup.measure(1 if quick else 3, timeout=120.0))
     return extras
 

@@ -115,8 +115,12 @@ def pinocchio_q(model, kinematics, qs):
     return out
 
 
-def build_pinocchio(robot, urdf_xml, specs):
-    """Pinocchio model and a coal geometry model of the same pieces and pairs as ``robot``."""
+def build_pinocchio(robot, urdf_xml, specs, pairs=None):
+    """
+    Pinocchio model and a coal geometry model of the same pieces and pairs as ``robot``.
+
+    ``pairs`` (piece pair indices) selects the collision pairs; default all of them.
+    """
     import coal
     import pinocchio
     model = pinocchio.buildModelFromXML(urdf_xml)
@@ -140,7 +144,8 @@ def build_pinocchio(robot, urdf_xml, specs):
             collision = _coal_hull(coal, shape.vertices)
         geometry.addGeometryObject(pinocchio.GeometryObject(
             f'piece_{index}', int(joint), placement * origin, collision))
-    for a, b in robot.pair_set.pairs:
+    chosen = robot.pair_set.pairs if pairs is None else robot.pair_set.pairs[pairs]
+    for a, b in chosen:
         geometry.addCollisionPair(pinocchio.CollisionPair(int(a), int(b)))
     return model, geometry
 
@@ -210,7 +215,7 @@ def exact_pieces(robot, qs, checked):
 
 def body_minimum(robot, piece_values):
     """Body-pair minimum over piece pairs of (rows, piece pairs) values."""
-    groups, sizes = robot._groups, robot._group_sizes
+    groups, sizes = robot.engine.groups, robot.engine.group_sizes
     out = numpy.empty((piece_values.shape[0], len(sizes)))
     for k, size in enumerate(sizes):
         out[:, k] = piece_values[:, groups[k, :size]].min(axis=1)

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The node's opt-in convex decomposition (issue 9): hull first, CoACD parts when ready.
+The node's opt-in convex decomposition: hull first, CoACD parts when ready.
 
 The bookkeeping is tested with a stand-in worker; the node is tested through its topics with
 an L-shaped mesh whose parts are put in the on-disk cache first (a stand-in for CoACD, in this

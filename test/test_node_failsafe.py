@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Fail-safe inputs (issue 7): nothing missing, late or dead may read as "clear".
+Fail-safe inputs: nothing missing, late or dead may read as "clear".
 
 Each test starts the real node (one shared process where the parameters allow it) and checks
 ``~/min_distance``, the pair statuses, and that a healthy pair (``healthy/0``, a static

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Heavy, hostile and absurd input through the real node (issue 11), at sizes fit for make test.
+Heavy, hostile and absurd input through the real node, at sizes fit for make test.
 
 The large sizes, with figures (longest output gap, peak memory, recovery time), are in
 ``python -m bench.stress``. Each test checks that the offending body is rejected by name (or its

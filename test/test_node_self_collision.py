@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Self-collision in the node (issue 9): link-link pairs on ~/self_distances, SRDF-filtered."""
+"""Self-collision in the node: link-link pairs on ~/self_distances, SRDF-filtered."""
 
 import math
 

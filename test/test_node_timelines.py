@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Property tests over random input timelines (issues 7 and 11).
+Property tests over random input timelines.
 
 The node runs in this process with real rclpy, its real TF buffer, its real ingestion worker
 process and the real core; only its clock is driven by the test and its callbacks are called

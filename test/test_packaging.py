@@ -137,8 +137,8 @@ MODULE_KEYS = {
 
 # Optional at run time, imported only inside the function that needs it, with no rosdep key:
 # coacd (convex decomposition, the setup.py extra 'decomposition'; docs/development.md says
-# how to get it).
-OPTIONAL_MODULES = {'coacd'}
+# how to get it), ompl (gjk_ros.planning.ompl's adapters; docs/planning.md).
+OPTIONAL_MODULES = {'coacd', 'ompl'}
 
 
 def imported_modules(paths):

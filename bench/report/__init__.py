@@ -31,8 +31,8 @@ import os
 from .claims import section_claims
 from .plots import write_plots
 from .sections import (section_accuracy, section_builds, section_counters, section_figures,
-                       section_headline, section_peer_targets, section_profile,
-                       section_setup)
+                       section_headline, section_peer_targets, section_planner_checks,
+                       section_profile, section_setup)
 from .table import num, sci, Table, us, verdict, write_csv
 from .targets import section_targets
 
@@ -66,6 +66,7 @@ def render_report(results, figures):
         section_setup(results),
         section_targets(results, table),
         section_peer_targets(results, table),
+        section_planner_checks(results, table),
         section_claims(results, table),
         section_headline(results, table),
         section_accuracy(results, table),

@@ -105,6 +105,18 @@ def section_peer_targets(results, table):
     return peer_targets.section(table, results.extras, verdict)
 
 
+def section_planner_checks(results, table):
+    """Planner checks against Pinocchio + coal (see bench/planner_checks.py)."""
+    if MAIN not in table.methods() or not results.extras:
+        return ''
+    from .. import planner_checks
+    rows = results.extras.get('planner_checks')
+    if not rows:
+        why = results.extras.get('planner_checks_error') or 'skipped'
+        return '## Planner checks against Pinocchio + coal\n\nnot measured: %s\n' % why
+    return planner_checks.section(rows, verdict)
+
+
 def section_headline(results, table):
     """Headline tables: sizes x configurations on the headline scene, tracked and cold."""
     methods = table.present(PEER_ORDER)

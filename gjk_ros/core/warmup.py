@@ -43,7 +43,7 @@ __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'cache_directory']
 
 # Entry points compiled together share their non-inlined callees (update_sequence calls
 # update's kernel), so they stay in one process.
-GROUPS = ('pairset', 'signed_distance')
+GROUPS = ('pairset', 'signed_distance', 'planning')
 
 
 def _bodies():
@@ -82,7 +82,36 @@ def _warm_signed_distance():
     signed_distance(box, pose_a, box, pose_b, hill_climb=False)
 
 
-_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance}
+def _warm_planning():
+    """Compile the chain FK, the body-pair reduction and the collision checks (planners)."""
+    from .bodypairs import BodyPairs
+    from .chain import chain_forward, place_sequence
+    from .collision import check_arrays, configurations_hit, segment_hit
+    bodies = _bodies()
+    engine = BodyPairs(bodies, [[(0, 2)], [(1, 2)]], [0.0, 0.01], [0.0, 0.0])
+    poses = _poses(len(bodies), 0.3)
+    engine.update(poses, max_distance=1.0)
+    engine.update_sequence(poses[None], engine.answer_arrays(1))
+    # A one-joint chain moving bodies 0 and 1, body 2 an obstacle: the real calls' types.
+    chain = (np.array([[0, 1, 0, 0]], np.int64), np.eye(4)[None].copy(),
+             np.array([[0.0, 0.0, 1.0]]), np.array([[1.0, 0.0]]))
+    placement = (np.array([1, 1, -1], np.int64), np.array([0, 0, 0], np.int64), poses.copy(),
+                 np.eye(4), _poses(1, 0.3))
+    work = (np.empty((2, 4, 4)), np.empty((3, 4, 4)), np.empty((2, 4, 4)))
+    links = np.empty((2, 2, 4, 4))
+    chain_forward(np.zeros((2, 1)), np.eye(4), *chain, links, work[2])
+    place_sequence(links, placement[4][None], placement[0], placement[1], placement[2],
+                   np.empty((2, 3, 4, 4)))
+    arrays = check_arrays(engine, 1)
+    qs = np.array([[0.0], [0.5]])
+    configurations_hit(qs, chain, placement, work, *arrays.pair_arguments(), 0.0,
+                       arrays.hit_buffer(2), arrays.stats)
+    segment_hit(qs[0], qs[1], chain, placement, work, *arrays.segment_arguments(
+        np.ones((2, 1))), 0.0, 1e-4, arrays.stats)
+
+
+_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,
+            'planning': _warm_planning}
 
 
 def warm_up_group(name):

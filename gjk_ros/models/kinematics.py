@@ -39,12 +39,13 @@ for N configurations at once, one vectorised step per joint.
 from dataclasses import dataclass
 import math
 
+from gjk_ros.core.chain import chain_forward, MOTION_FIXED, MOTION_FLOATING, MOTION_PLANAR, \
+    MOTION_PRISMATIC, MOTION_REVOLUTE
 from gjk_ros.core.rigid import MIN_QUATERNION_NORM
 from gjk_ros.models.errors import ModelError
 from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.models.urdf import child_elements, DOCUMENT_BODY, robot_element
 from gjk_ros.models.values import parse_numbers
-import numba
 import numpy as np
 
 JOINT_TYPES = ('fixed', 'revolute', 'continuous', 'prismatic', 'floating', 'planar')
@@ -57,8 +58,9 @@ _SUFFIXES = {
     'floating': ('/trans_x', '/trans_y', '/trans_z', '/rot_x', '/rot_y', '/rot_z', '/rot_w'),
 }
 # Motion codes of the compiled FK (continuous moves as revolute).
-_KIND_CODES = {'fixed': 0, 'revolute': 1, 'continuous': 1, 'prismatic': 2, 'planar': 3,
-               'floating': 4}
+_KIND_CODES = {'fixed': MOTION_FIXED, 'revolute': MOTION_REVOLUTE, 'continuous': MOTION_REVOLUTE,
+               'prismatic': MOTION_PRISMATIC, 'planar': MOTION_PLANAR,
+               'floating': MOTION_FLOATING}
 _IDENTITY = np.eye(4)
 # Joints and links a description may hold; keeps a hostile document from costing unbounded time.
 MAX_JOINTS = 10_000
@@ -129,6 +131,7 @@ class KinematicModel:
         self._sources = _mimic_sources(self.joints, self._first)
         self._origins = np.array([joint.origin for joint in self.joints]).reshape(-1, 4, 4)
         self._kernel_arrays()
+        self._twist_arrays()
 
     @property
     def dof(self) -> int:
@@ -213,8 +216,8 @@ class KinematicModel:
         """
         if self._floating:
             self._check_quaternions(q)
-        _forward(q, base, self._kernel, self._origins, self._axes, self._scalars, poses,
-                 self._work)
+        chain_forward(q, base, self._kernel, self._origins, self._axes, self._scalars, poses,
+                      np.empty((2, 4, 4)))
 
     def joint_values(self, q) -> np.ndarray:
         """(N, J) value of every one-variable joint (mimic applied); NaN for the others."""
@@ -224,6 +227,145 @@ class KinematicModel:
             if source >= 0:
                 values[:, i] = multiplier * q[:, source] + offset
         return values
+
+    @property
+    def chain_arrays(self) -> tuple:
+        """Return the compiled FK's arrays ``(kernel, origins, axes, scalars)`` (core.chain)."""
+        return self._kernel, self._origins, self._axes, self._scalars
+
+    def ancestors(self) -> np.ndarray:
+        """(L, L) bool: ``[a, l]`` is True when link ``a`` is ``l`` or one of its ancestors."""
+        table = np.eye(len(self.links), dtype=bool)
+        for child in range(1, len(self.links)):
+            table[:, child] |= table[:, self._parent[child]]
+        return table
+
+    def twists(self, q, link_poses):
+        """
+        World twists of every joint motion, for the Jacobian of a point on a link.
+
+        A point ``p`` fixed to a link below twist ``t``'s joint moves at ``V[t] + W[t] x p`` per
+        unit of the twist's variable, times :attr:`twist_scale` (the mimic multiplier). Twists
+        follow the joints: revolute (rotation about the axis through the child origin),
+        prismatic (translation along the axis), planar (x, y along the joint frame, theta
+        about its z), floating (its three translations; its quaternion entries have no twist
+        and are not listed).
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            (N, dof) configurations.
+        link_poses : numpy.ndarray
+            (N, L, 4, 4) from :meth:`forward`.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``W``, ``V`` (N, T, 3) in the world frame.
+
+        """
+        count = link_poses.shape[0]
+        angular, linear = np.zeros((count, self._twist_count, 3)), \
+            np.zeros((count, self._twist_count, 3))
+        child = link_poses[:, self.twist_link]
+        parent = link_poses[:, self._parent[self.twist_link]]
+        frame = parent[:, :, :3, :3] @ self._origins[self.twist_link - 1][:, :3, :3]
+        origin = child[:, :, :3, 3]
+        rotations = self.twist_kind == 0
+        axis_world = np.einsum('ntij,tj->nti', child[:, :, :3, :3], self._twist_axis)
+        frame_axis = np.einsum('ntij,tj->nti', frame, self._twist_axis)
+        angular[:, rotations] = axis_world[:, rotations]
+        linear[:, rotations] = np.cross(origin[:, rotations], axis_world[:, rotations])
+        linear[:, ~rotations] = frame_axis[:, ~rotations]
+        return angular, linear
+
+    def motion_bounds(self, link_radii) -> np.ndarray:
+        """
+        Per-link motion bounds: no point of link ``l`` moves farther than ``sum_v M[l, v] |dq_v|``.
+
+        ``link_radii[l]`` bounds the distance of link ``l``'s geometry from its frame origin.
+        See :meth:`pair_motion_bounds`; this is each link against a fixed body.
+        """
+        count = len(self.links)
+        return self.pair_motion_bounds(link_radii, np.arange(count), np.full(count, -1))
+
+    def pair_motion_bounds(self, link_radii, first, second) -> np.ndarray:
+        """
+        Bounds on how fast the distance of two bodies changes with each variable.
+
+        Along any joint-space path the distance of link ``first[k]`` to link ``second[k]`` (or
+        to a fixed body when ``second[k]`` is -1) changes by at most ``sum_v B[k, v] |dq_v|``.
+        A rotation about an axis through a joint's child origin moves a point at most by the
+        angle times its distance from that origin, which is at most the joint offsets down the
+        chain (plus every prismatic joint's largest extension within its limits) plus the
+        link's radius (Schwarzer, Saha and Latombe's bound for exact collision checking of
+        paths); a translation moves it by the translation. A joint above both links moves them
+        together and does not count. Unbounded extensions and quaternion entries give inf.
+
+        Parameters
+        ----------
+        link_radii : array-like
+            (L,) bound on the distance of each link's geometry from its frame origin.
+        first, second : array-like
+            (K,) link indices; ``second`` -1 for a fixed body.
+
+        Returns
+        -------
+        numpy.ndarray
+            (K, dof) non-negative, possibly inf.
+
+        """
+        radii = np.asarray(link_radii, dtype=np.float64)
+        first, second = np.asarray(first, np.int64), np.asarray(second, np.int64)
+        fixed = second < 0
+        second = np.where(fixed, 0, second)
+        below = self.ancestors()
+        reach = self._reach()
+        bounds = np.zeros((first.shape[0], self.dof))
+        for t in range(self._twist_count):
+            link = self.twist_link[t]
+            moves_a, moves_b = below[link, first], below[link, second] & ~fixed
+            if self.twist_kind[t] == 0:
+                size_a = reach[link, first] + radii[first]
+                size_b = reach[link, second] + radii[second]
+            else:
+                size_a = size_b = np.ones(first.shape[0])
+            total = np.where(moves_a & ~moves_b, size_a, 0.0) + \
+                np.where(moves_b & ~moves_a, size_b, 0.0)
+            bounds[:, self.twist_variable[t]] += abs(self.twist_scale[t]) * total
+        for _, start in self._floating:
+            link = self._child_of_variable(start)
+            alone = below[link, first] ^ (below[link, second] & ~fixed)
+            bounds[:, start + 3:start + 7] = np.where(alone, np.inf, 0.0)[:, None]
+        return bounds
+
+    def _child_of_variable(self, first):
+        return 1 + next(j for j in range(len(self.joints)) if self._first[j] == first)
+
+    def _reach(self) -> np.ndarray:
+        """(L, L): bound on the distance from link ``a``'s origin to link ``l``'s (a above l)."""
+        count = len(self.links)
+        reach = np.zeros((count, count))
+        step = np.zeros(count)
+        for j, joint in enumerate(self.joints):
+            step[j + 1] = np.linalg.norm(joint.origin[:3, 3]) + self._extension(j)
+        below = self.ancestors()
+        for link in range(1, count):
+            parent = self._parent[link]
+            reach[:, link] = np.where(below[:, parent], reach[:, parent] + step[link], 0.0)
+        return reach
+
+    def _extension(self, j) -> float:
+        """Largest translation joint ``j``'s own motion can add (0 for rotations)."""
+        joint = self.joints[j]
+        if joint.type == 'prismatic':
+            _, multiplier, offset = self._sources[j]
+            lower, upper = joint.lower, joint.upper
+            if joint.mimic is not None:
+                master = self.joints[[k.name for k in self.joints].index(joint.mimic[0])]
+                lower, upper = master.lower, master.upper
+            return max(abs(multiplier * lower + offset), abs(multiplier * upper + offset))
+        return math.inf if joint.type in ('planar', 'floating') else 0.0
 
     def _check_quaternions(self, q):
         for name, first in self._floating:
@@ -240,9 +382,31 @@ class KinematicModel:
         self._scalars = np.array([self._sources[i][1:] for i in range(len(self.joints))],
                                  np.float64).reshape(-1, 2)
         self._axes = np.array([joint.axis for joint in self.joints]).reshape(-1, 3)
-        self._work = np.empty((2, 4, 4))
         self._floating = [(joint.name, self._first[i]) for i, joint in enumerate(self.joints)
                           if joint.type == 'floating']
+
+    def _twist_arrays(self):
+        """Describe every twist (see :meth:`twists`): link, variable, scale, kind, axis."""
+        rows = []
+        for j, joint in enumerate(self.joints):
+            source, multiplier, _ = self._sources[j]
+            if joint.type in ('revolute', 'continuous'):
+                rows.append((j + 1, source, multiplier, 0, joint.axis))
+            elif joint.type == 'prismatic':
+                rows.append((j + 1, source, multiplier, 1, joint.axis))
+            elif joint.type == 'planar':
+                first = self._first[j]
+                rows += [(j + 1, first, 1.0, 1, np.array([1.0, 0.0, 0.0])),
+                         (j + 1, first + 1, 1.0, 1, np.array([0.0, 1.0, 0.0])),
+                         (j + 1, first + 2, 1.0, 0, np.array([0.0, 0.0, 1.0]))]
+            elif joint.type == 'floating':
+                rows += [(j + 1, self._first[j] + c, 1.0, 1, np.eye(3)[c]) for c in range(3)]
+        self._twist_count = len(rows)
+        self.twist_link = np.array([r[0] for r in rows], np.int64)
+        self.twist_variable = np.array([r[1] for r in rows], np.int64)
+        self.twist_scale = np.array([r[2] for r in rows], np.float64)
+        self.twist_kind = np.array([r[3] for r in rows], np.int64)
+        self._twist_axis = np.array([r[4] for r in rows], np.float64).reshape(-1, 3)
 
 
 def parse_kinematics(urdf_xml: str) -> KinematicModel:
@@ -422,82 +586,6 @@ def _mimic_sources(joints, first):
             i = by_name[master]
         sources.append((first[i], multiplier, offset))
     return sources
-
-
-@numba.njit(cache=True, nogil=True)
-def _forward(q, base, kernel, origins, axes, scalars, poses, scratch):
-    """
-    Compiled FK: ``T_child = T_parent @ origin @ motion(q)`` joint by joint (module docstring).
-
-    ``kernel[j]`` = (parent link index, motion code, variable index with mimic resolved, first
-    variable); ``scalars[j]`` = (multiplier, offset). ``scratch`` (2, 4, 4) holds the frame and
-    the motion; nothing is allocated.
-    """
-    frame, motion = scratch[0], scratch[1]
-    for n in range(q.shape[0]):
-        poses[n, 0] = base
-        for j in range(kernel.shape[0]):
-            rigid_product(poses[n, kernel[j, 0]], origins[j], frame)
-            _motion(q[n], kernel[j], axes[j], scalars[j], motion)
-            rigid_product(frame, motion, poses[n, j + 1])
-
-
-@numba.njit(cache=True, nogil=True)
-def rigid_product(a, b, out):
-    """``out = a @ b`` for rigid (4, 4) transforms (last row 0 0 0 1)."""
-    for i in range(3):
-        for j in range(4):
-            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
-        out[i, 3] += a[i, 3]
-    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
-
-
-@numba.njit(cache=True, nogil=True)
-def _motion(q, codes, axis, scalars, motion):
-    """Set ``motion`` to the joint's transform at configuration ``q`` (module docstring)."""
-    for i in range(4):
-        for j in range(4):
-            motion[i, j] = 1.0 if i == j else 0.0
-    kind = codes[1]
-    if kind == 1 or kind == 2:
-        value = scalars[0] * q[codes[2]] + scalars[1]
-        if kind == 2:
-            for c in range(3):
-                motion[c, 3] = axis[c] * value
-        else:
-            _axis_angle(axis[0], axis[1], axis[2], value, motion)
-    elif kind == 3:
-        first = codes[3]
-        _axis_angle(0.0, 0.0, 1.0, q[first + 2], motion)
-        motion[0, 3], motion[1, 3] = q[first], q[first + 1]
-    elif kind == 4:
-        first = codes[3]
-        _quaternion(q[first + 3], q[first + 4], q[first + 5], q[first + 6], motion)
-        for c in range(3):
-            motion[c, 3] = q[first + c]
-
-
-@numba.njit(cache=True, nogil=True)
-def _axis_angle(x, y, z, angle, out):
-    """Rotation by ``angle`` about the unit axis (x, y, z) (Rodrigues) into out[:3, :3]."""
-    c, s = math.cos(angle), math.sin(angle)
-    t = 1.0 - c
-    out[0, 0], out[0, 1], out[0, 2] = c + t * x * x, t * x * y - s * z, t * x * z + s * y
-    out[1, 0], out[1, 1], out[1, 2] = t * x * y + s * z, c + t * y * y, t * y * z - s * x
-    out[2, 0], out[2, 1], out[2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
-
-
-@numba.njit(cache=True, nogil=True)
-def _quaternion(x, y, z, w, out):
-    """Rotation of the quaternion (x, y, z, w), normalised here, into out[:3, :3]."""
-    norm = math.sqrt(x * x + y * y + z * z + w * w)
-    x, y, z, w = x / norm, y / norm, z / norm, w / norm
-    out[0, 0], out[0, 1], out[0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), \
-        2 * (x * z + y * w)
-    out[1, 0], out[1, 1], out[1, 2] = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), \
-        2 * (y * z - x * w)
-    out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), \
-        1 - 2 * (x * x + y * y)
 
 
 def self_collision_pairs(links, adjacent, is_disabled=None):

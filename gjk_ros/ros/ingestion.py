@@ -15,7 +15,7 @@
 """
 The ingestion path: messages and parameters to convex pieces, in a worker process.
 
-Why a process: one hostile input must never stall the outputs (issue 11). A thread would
+Why a process: one hostile input must never stall the outputs. A thread would
 share the GIL with the compute cycle, and rclpy's conversion of a big message (a MarkerArray
 of 100 MB) runs in C holding the GIL for seconds; nor can a thread stuck in qhull or in a mesh
 parser be stopped. So the node subscribes to markers and ``robot_description`` *raw* (bytes
@@ -714,7 +714,7 @@ def check_pose(pose):
     As RViz, a quaternion that is not unit is normalised (RViz warns and draws it); but one
     that is non-finite, zero, or whose norm is absurd (components near 1e154 overflow a naive
     norm and used to become the identity rotation) is rejected, and so is a position beyond
-    MAX_COORDINATE (issue 11).
+    MAX_COORDINATE.
     """
     from gjk_ros.core.rigid import marker_quaternion, MAX_COORDINATE
     if not all(abs(v) <= MAX_COORDINATE for v in pose[:3]):

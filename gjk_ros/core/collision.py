@@ -1,0 +1,315 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Yes/no collision checks of a kinematic chain: configurations and certified joint-space segments.
+
+A planner asks "is any body pair within ``margin``?", not "how far is every pair?". That is the
+separation problem of GJK (the GJK implementation notes, "basic use cases" 1 versus 2): a pair
+is settled as soon as a plane separates the bodies by more than the margin, with no distance,
+and the whole check ends at the first pair found within it. One compiled call poses the chain
+(core.chain), places its pieces, culls piece pairs by bounding spheres and runs the separation
+test pair after pair; the pair that hit last is tested first next time (tracking across calls)
+and every pair starts GJK from its tracked simplex.
+
+The separation test. GJK's current simplex point ``v`` of A - B bounds the distance from above
+(``|v|``), and the support point ``w`` along ``-v`` from below (``v.w / |v|``, the separating
+plane of Cameron 1997 section 3.3's G-test). The test answers "within" as soon as ``|v| <=
+threshold``, "apart" as soon as ``v.w > threshold |v|``, and otherwise when GJK converges,
+where ``|v|`` is the distance the full query reports (so both agree on every verdict).
+
+Segments (conservative certification). Along ``q(t) = q0 + t (q1 - q0)`` no point of a link
+moves farther than ``t`` times its motion bound (``KinematicModel.motion_bounds``), so a pair
+of clearance above ``h * rate`` at ``t`` stays clear on ``[t - h, t + h]``: a separation test
+with every pair's margin raised by its rate times the half-width certifies a whole interval
+(the bound of Schwarzer, Saha and Latombe; the conservative advancement of Mirtich applied as
+bisection). Intervals that fail are tested exactly at their midpoint and split, left first, so
+the first colliding sample found is the earliest.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import njit
+from .chain import chain_pose, place_pieces
+from .gjk import _compact, is_smooth, load_simplex, minkowski_support, set_simplex_vertex
+from .query import _relative_pose, _save_simplex, workspace
+from .scene import B_BOUND, B_CX, B_CY, B_CZ, B_SWEEP, scene_body, scene_geometry
+from .simplex import solve_simplex
+from .tolerances import (CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL,
+                         SCALE_FLOOR)
+
+__all__ = ['check_arrays', 'CheckArrays', 'configurations_hit', 'segment_hit', 'STATS']
+
+# Work counters of the checks (machine-independent): separation tests run, pairs culled by
+# bounding spheres, GJK iterations, support calls.
+STATS = 4
+_TESTED, _CULLED, _ITERATIONS, _SUPPORTS = range(STATS)
+# Deepest interval split of a segment check (a 2^-60 sub-interval is below any tolerance).
+_MAX_DEPTH = 60
+
+
+@njit(inline=True)
+def _cold_start(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, seeds,
+                hill_climb, counters):
+    """Seed an empty simplex with the support point along the centre line (as gjk does)."""
+    cx = rel[0, 0] * body_b[B_CX] + rel[0, 1] * body_b[B_CY] + rel[0, 2] * body_b[B_CZ] + rel[0, 3]
+    cy = rel[1, 0] * body_b[B_CX] + rel[1, 1] * body_b[B_CY] + rel[1, 2] * body_b[B_CZ] + rel[1, 3]
+    cz = rel[2, 0] * body_b[B_CX] + rel[2, 1] * body_b[B_CY] + rel[2, 2] * body_b[B_CZ] + rel[2, 3]
+    dx, dy, dz = body_a[B_CX] - cx, body_a[B_CY] - cy, body_a[B_CZ] - cz
+    if dx == 0.0 and dy == 0.0 and dz == 0.0:
+        dx = 1.0
+    r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, -1, -1,
+                          hill_climb, counters)
+    set_simplex_vertex(simplex, simplex_index, 0, r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+                       r[7], r[8], r[9], r[10])
+    seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
+
+
+@njit(inline=True)
+def separated_beyond(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count,
+                     weights, seeds, hill_climb, counters, scale, threshold):
+    """
+    Return ``(apart, count)``: True when the cores are farther apart than ``threshold``.
+
+    GJK from a simplex of ``count`` vertices (0 = cold), stopped by the first bound that
+    decides (module docstring); ``count`` is the final simplex size, for the tracked cache.
+    """
+    contact2 = (CONTACT_REL * scale) ** 2
+    tolerance = GJK_SMOOTH_REL if is_smooth(body_a, body_b) else GJK_POLYTOPE_REL
+    if count == 0:
+        _cold_start(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, seeds,
+                    hill_climb, counters)
+        count = 1
+    previous2 = -1.0
+    while True:
+        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights)
+        count = _compact(simplex, simplex_index, weights, count, mask)
+        v2 = vx * vx + vy * vy + vz * vz
+        if count == 4 or v2 <= contact2 or v2 <= threshold * abs(threshold):
+            return False, count
+        length = math.sqrt(v2)
+        # |v| stopped decreasing (round-off at the exact answer) or the cap: |v| decides.
+        if (previous2 >= 0.0 and v2 >= previous2) or counters[0] >= GJK_MAX_ITERATIONS:
+            return length > threshold, count
+        counters[0] += 1
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
+                              seeds[1], hill_climb, counters)
+        seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
+        vw = vx * (r[1] - r[8]) + vy * (r[2] - r[9]) + vz * (r[3] - r[10])
+        if vw > 0.0 and vw > threshold * length:  # the plane bounds a distance, never a depth
+            return True, count
+        repeated = False
+        for s in range(count):
+            if simplex_index[0, s] == r[0] and simplex_index[1, s] == r[4] and r[0] >= 0 \
+                    and r[4] >= 0:
+                repeated = True
+        if repeated or v2 - vw <= tolerance * v2:
+            return length > threshold, count
+        set_simplex_vertex(simplex, simplex_index, count, r[0], r[1], r[2], r[3], r[4], r[5],
+                           r[6], r[7], r[8], r[9], r[10])
+        count += 1
+        previous2 = v2
+
+
+@njit(inline=True)
+def _sphere_gap(body_a, body_b, pose_a, pose_b):
+    """Distance between the two bounding spheres (negative when they overlap)."""
+    gap2 = 0.0
+    for c in range(3):
+        ca = (pose_a[c, 0] * body_a[B_CX] + pose_a[c, 1] * body_a[B_CY]
+              + pose_a[c, 2] * body_a[B_CZ] + pose_a[c, 3])
+        cb = (pose_b[c, 0] * body_b[B_CX] + pose_b[c, 1] * body_b[B_CY]
+              + pose_b[c, 2] * body_b[B_CZ] + pose_b[c, 3])
+        gap2 += (ca - cb) ** 2
+    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND]
+
+
+@njit(inline=True)
+def _pair_apart(scene, i, j, poses, threshold, k, cache, ws, hill_climb, stats):
+    """Separation test of piece pair ``k`` = (i, j), tracked through its cache row."""
+    geometry = scene_geometry(scene)
+    body_a, body_b = scene_body(scene, i), scene_body(scene, j)
+    if _sphere_gap(body_a, body_b, poses[i], poses[j]) > threshold:
+        stats[_CULLED] += 1
+        return True
+    cache_count, cache_index, cache_local, cache_seeds = cache[0], cache[1], cache[2], cache[3]
+    simplex, simplex_index, weights, counters, rel, seeds = ws
+    _relative_pose(poses[i], poses[j], rel)
+    for c in range(4):
+        counters[c] = 0
+    seeds[0], seeds[1] = cache_seeds[k, 0], cache_seeds[k, 1]
+    count = load_simplex(geometry, body_a, geometry, body_b, rel, cache_count[k],
+                         cache_index[k], cache_local[k], simplex, simplex_index)
+    scale = max(body_a[B_BOUND] + body_b[B_BOUND], SCALE_FLOOR)
+    core_threshold = threshold + body_a[B_SWEEP] + body_b[B_SWEEP]
+    apart, count = separated_beyond(geometry, body_a, geometry, body_b, rel, simplex,
+                                    simplex_index, count, weights, seeds, hill_climb, counters,
+                                    scale, core_threshold)
+    _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex, simplex_index,
+                  count, seeds)
+    stats[_TESTED] += 1
+    stats[_ITERATIONS] += counters[0]
+    stats[_SUPPORTS] += counters[1]
+    return apart
+
+
+@njit
+def _pose_pieces(q, chain, placement, work):
+    """Pose the links at ``q`` and every piece (a link's or an obstacle's) in the world."""
+    kernel, origins, axes, scalars = chain
+    piece_link, piece_obstacle, piece_origins, base, obstacle_poses = placement
+    link_poses, piece_poses, scratch = work
+    chain_pose(q, base, kernel, origins, axes, scalars, link_poses, scratch)
+    place_pieces(link_poses, obstacle_poses, piece_link, piece_obstacle, piece_origins,
+                 piece_poses)
+
+
+@njit
+def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, cache, ws,
+               hill_climb, stats):
+    """
+    Index of the first piece pair within its margin, or -1; it moves to the front of ``order``.
+
+    Pair ``k``'s margin is ``margin + padding[k] + half_width * rates[k]``.
+    """
+    for r in range(order.shape[0]):
+        k = order[r]
+        threshold = margin + padding[k]
+        if half_width > 0.0:  # rates may be inf (an unbounded motion): never 0 * inf
+            threshold += half_width * rates[k]
+        if not _pair_apart(scene, pairs[k, 0], pairs[k, 1], poses, threshold, k, cache, ws,
+                           hill_climb, stats):
+            for s in range(r, 0, -1):
+                order[s] = order[s - 1]
+            order[0] = k
+            return k
+    return -1
+
+
+@njit
+def configurations_hit(qs, chain, placement, work, scene, pairs, padding, order, rates, cache, ws,
+                       hill_climb, margin, hits, stats):
+    """
+    For each configuration of ``qs`` (N, dof), the first piece pair within ``margin`` (or -1).
+
+    ``chain`` = (kernel, origins, axes, scalars) of core.chain; ``placement`` = (piece link
+    index or -1, piece obstacle index, piece origins, base pose, obstacle poses); ``work`` =
+    (link poses, piece poses, chain scratch); ``pairs`` (m, 2) piece indices, ``padding`` (m,)
+    their pair padding, ``order`` the pairs to test, ``rates`` (m,) unused here (zero
+    half-width); the tracked ``cache`` is a PairSet's; ``ws`` query.workspace(). Writes
+    ``hits`` (N,) and adds to ``stats`` (STATS,).
+    """
+    piece_poses = work[1]
+    for n in range(qs.shape[0]):
+        _pose_pieces(qs[n], chain, placement, work)
+        hits[n] = _first_hit(scene, pairs, piece_poses, margin, padding, order, 0.0, rates,
+                             cache, ws, hill_climb, stats)
+
+
+@njit
+def _segment_rates(q0, q1, bounds, rates):
+    """Set ``rates[k] = sum_v bounds[k, v] |q1_v - q0_v|`` (moving variables only: inf bounds)."""
+    for k in range(bounds.shape[0]):
+        total = 0.0
+        for v in range(bounds.shape[1]):
+            step = abs(q1[v] - q0[v])
+            if step > 0.0:
+                total += bounds[k, v] * step
+        rates[k] = total
+
+
+@njit
+def segment_hit(q0, q1, chain, placement, work, scene, pairs, padding, order, rates, cache, ws,
+                hill_climb, bounds, q, stack, result, margin, tolerance, stats):
+    """
+    Certify the segment ``q0 -> q1`` free of pairs within ``margin``, or find a contact.
+
+    ``bounds`` (m, dof): pair ``k`` closes in by at most ``sum_v bounds[k, v] |dq_v|``;
+    ``rates`` (m,), ``q`` (dof,) and ``stack`` (2, _MAX_DEPTH + 2) are work arrays; the other
+    arguments are those of :func:`configurations_hit`. ``result`` (3,) receives (1 when free
+    else 0, the fraction of the first contact found (1 when free), the certified prefix).
+    A sub-interval whose failing pair would need a half-width below ``tolerance`` metres of
+    motion is reported as a contact: the answer is conservative, never optimistic.
+    """
+    _segment_rates(q0, q1, bounds, rates)
+    piece_poses = work[1]
+    stack[0, 0], stack[1, 0], size = 0.0, 1.0, 1
+    covered = 0.0
+    while size > 0:
+        size -= 1
+        low, high = stack[0, size], stack[1, size]
+        t, half = 0.5 * (low + high), 0.5 * (high - low)
+        for v in range(q.shape[0]):
+            q[v] = q0[v] + t * (q1[v] - q0[v])
+        _pose_pieces(q, chain, placement, work)
+        k = _first_hit(scene, pairs, piece_poses, margin, padding, order, half, rates, cache,
+                       ws, hill_climb, stats)
+        if k < 0:
+            covered = high
+            continue
+        exact = _first_hit(scene, pairs, piece_poses, margin, padding, order, 0.0, rates, cache,
+                           ws, hill_climb, stats)
+        if exact >= 0 or half * rates[k] <= tolerance or size + 2 > stack.shape[1]:
+            result[0], result[1], result[2] = 0.0, t, covered
+            return
+        stack[0, size], stack[1, size] = t, high
+        stack[0, size + 1], stack[1, size + 1] = low, t
+        size += 2
+    result[0], result[1], result[2] = 1.0, 1.0, 1.0
+
+
+class CheckArrays:
+    """
+    The work arrays of the checks over one BodyPairs engine, and their argument tuples.
+
+    ``order`` holds the piece pairs to test (a selection, in test order, reordered by the
+    checks); the tracked cache is the engine's PairSet's, shared with its distance queries.
+    """
+
+    def __init__(self, engine, dof, order=None):
+        """Bind the engine's scene, pairs, padding and cache; allocate the work arrays."""
+        pair_set = engine.pair_set
+        m = pair_set.num_pairs
+        self.order = np.arange(m, dtype=np.int64) if order is None else \
+            np.ascontiguousarray(order, dtype=np.int64)
+        self.rates = np.zeros(m)
+        self.stats = np.zeros(STATS, np.int64)
+        self.q = np.zeros(dof)
+        self.stack = np.zeros((2, _MAX_DEPTH + 2))
+        self.result = np.zeros(3)
+        self.hits = np.empty(0, np.int64)
+        self._pairs = (pair_set._scene, pair_set._pairs, np.ascontiguousarray(engine.pair_padding),
+                       self.order, self.rates, pair_set._cache[:4], workspace(),
+                       pair_set.hill_climb)
+
+    def pair_arguments(self):
+        """Return ``(scene, pairs, padding, order, rates, cache, ws, hill_climb)``."""
+        return self._pairs
+
+    def segment_arguments(self, bounds):
+        """Return :meth:`pair_arguments` followed by ``(bounds, q, stack, result)``."""
+        return self._pairs + (bounds, self.q, self.stack, self.result)
+
+    def hit_buffer(self, count):
+        """Return a reused (count,) int64 array for the verdicts of ``count`` configurations."""
+        if self.hits.shape[0] < count:
+            self.hits = np.empty(max(count, 64), np.int64)
+        return self.hits[:count]
+
+
+def check_arrays(engine, dof, order=None):
+    """Return the :class:`CheckArrays` of ``engine`` for a chain of ``dof`` variables."""
+    return CheckArrays(engine, dof, order)

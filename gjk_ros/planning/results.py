@@ -1,0 +1,154 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""What the planner API takes and returns: obstacles, distance results, segment verdicts."""
+
+from dataclasses import dataclass
+
+from gjk_ros.core.bodypairs import MEASURED
+import numpy as np
+
+__all__ = ['DistanceResults', 'EdgeCheck', 'Obstacle']
+
+
+@dataclass
+class Obstacle:
+    """
+    An obstacle: geometry in its own frame, a world pose and a padding.
+
+    Attributes
+    ----------
+    name : str
+        Unique among obstacles.
+    geometry : dict, ConvexPolytope, or a list of them
+        Dicts follow :func:`gjk_ros.models.piece_from_description` (box, sphere, cylinder,
+        capsule, mesh, points, each with optional ``xyz``/``rpy`` in the obstacle frame).
+    pose : array-like, optional
+        (4, 4) obstacle-to-world transform; default identity.
+    padding : float
+        Metres subtracted from this obstacle's distances (inflates it).
+
+    """
+
+    name: str
+    geometry: object
+    pose: object = None
+    padding: float = 0.0
+
+
+@dataclass
+class DistanceResults:
+    """
+    Signed distances of every body pair, for one configuration or N.
+
+    Arrays have a leading (N,) axis for a trajectory and none for one configuration; the pair
+    axis follows :attr:`pairs`. Values are those of the closest piece pair, padded (see
+    :mod:`gjk_ros.core.bodypairs`); pairs that were not measured (BEYOND) hold NaN.
+
+    Attributes
+    ----------
+    pairs : tuple of (str, str)
+        (link, obstacle) pairs first, link by link, then (link, link) self-collision pairs.
+    is_self : numpy.ndarray
+        (K,) bool, True for link-link pairs.
+    distance, error_bound : numpy.ndarray
+        (..., K) signed distance (MTD) minus padding; the true value lies within
+        ``error_bound`` below it.
+    witness_a, witness_b, normal : numpy.ndarray
+        (..., K, 3) world frame; normal from the first body to the second.
+    status : numpy.ndarray
+        (..., K) int8, :class:`gjk_ros.core.Status` values.
+    iterations, support_calls : numpy.ndarray
+        (..., K) GJK iterations and support calls summed over the pair's piece pairs.
+    piece_pair : numpy.ndarray
+        (..., K) index of the closest piece pair in :attr:`RobotDistances.pair_set`.
+
+    """
+
+    pairs: tuple
+    is_self: np.ndarray
+    distance: np.ndarray
+    witness_a: np.ndarray
+    witness_b: np.ndarray
+    normal: np.ndarray
+    status: np.ndarray
+    error_bound: np.ndarray
+    iterations: np.ndarray
+    support_calls: np.ndarray
+    piece_pair: np.ndarray
+
+    def index(self, first: str, second: str) -> int:
+        """Position of the pair (first, second) (either order) in :attr:`pairs`."""
+        for k, pair in enumerate(self.pairs):
+            if pair in ((first, second), (second, first)):
+                return k
+        raise KeyError(f'no pair ({first!r}, {second!r})')
+
+    def min_distance(self):
+        """
+        Smallest distance over all pairs, fail-safe: the lower bound ``distance - error_bound``.
+
+        BEYOND pairs are ignored; +inf when nothing was measured. A Python float for one
+        configuration, an (N,) array for N.
+        """
+        lower = np.where(MEASURED[self.status.astype(np.int64)],
+                         self.distance - self.error_bound, np.inf)
+        smallest = lower.min(axis=-1, initial=np.inf)
+        return float(smallest) if smallest.ndim == 0 else smallest
+
+    def take(self, i: int) -> 'DistanceResults':
+        """Return configuration ``i`` of an N-configuration result."""
+        fields = ('distance', 'witness_a', 'witness_b', 'normal', 'status', 'error_bound',
+                  'iterations', 'support_calls', 'piece_pair')
+        return DistanceResults(self.pairs, self.is_self,
+                               *(getattr(self, name)[i] for name in fields))
+
+    def select(self, columns) -> 'DistanceResults':
+        """Return the pairs at ``columns`` (indices into :attr:`pairs`), every other axis kept."""
+        columns = np.asarray(columns, np.int64)
+        fields = ('distance', 'witness_a', 'witness_b', 'normal', 'status', 'error_bound',
+                  'iterations', 'support_calls', 'piece_pair')
+        arrays = [np.take(getattr(self, name), columns, axis=self.distance.ndim - 1)
+                  for name in fields]
+        return DistanceResults(tuple(self.pairs[k] for k in columns), self.is_self[columns],
+                               *arrays)
+
+
+@dataclass(frozen=True)
+class EdgeCheck:
+    """
+    Verdict of a certified segment check (truthy when the segment is free).
+
+    Attributes
+    ----------
+    free : bool
+        True when the whole segment is proven farther than the margin from every pair.
+    fraction : float
+        Where the first contact was found (1.0 when free): a configuration within the margin,
+        or one whose clearance could not be certified to within the tolerance.
+    certified : float
+        The segment is proven free on ``[0, certified]`` (OMPL's last valid fraction).
+    pair : tuple of (str, str) or None
+        The body pair at the contact.
+
+    """
+
+    free: bool
+    fraction: float
+    certified: float
+    pair: tuple | None = None
+
+    def __bool__(self) -> bool:
+        """Return :attr:`free`."""
+        return self.free
