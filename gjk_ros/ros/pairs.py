@@ -13,18 +13,20 @@
 # limitations under the License.
 
 """
-From bodies to per-(link, obstacle) records through one core PairSet.
+From bodies to per-(link, obstacle) records through the core's body-pair engine.
 
-A link's distance to an obstacle is the minimum over all (link piece, obstacle piece) pairs.
-The tracker keeps one tracked core pair per piece pair in a single ``PairSet`` (one compiled
-call per cycle) and reduces the piece pairs to one record per (link, obstacle). When the body
-set changes the PairSet is rebuilt, and the simplex caches of piece pairs that survive are
-carried over, so a new obstacle does not cold-start every other pair.
+A link's distance to an obstacle is that of its closest (link piece, obstacle piece) pair, with
+both bodies' padding: ``gjk_ros.core.bodypairs.BodyPairs``, the one implementation the planner
+API uses too (one compiled PairSet call per cycle). This module adds what only the node has:
+the records' ids and the input states (STALE, INVALID, PENDING) that override a measurement.
+When the body set changes the engine is rebuilt and the simplex caches of surviving piece
+pairs carry over, so a new obstacle does not cold-start every other pair.
 """
 
 from dataclasses import dataclass
 
-from gjk_ros.core import PairSet, Status
+from gjk_ros.core import Status
+from gjk_ros.core.bodypairs import BodyPairs
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, status_table
 import numpy
 
@@ -162,7 +164,7 @@ def _worse_state(first, second):
 
 class PairTracker:
     """
-    The PairSet of the current layout, and the reduction of its results to records.
+    The body pairs of the current layout (the core's ``BodyPairs``), reduced to records.
 
     Parameters
     ----------
@@ -176,8 +178,7 @@ class PairTracker:
         self.tracking = tracking
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
         self._specs = _SpecArrays(self.layout.records)
-        self._pair_set = None
-        self._pair_keys = []
+        self._engine = None
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
         self.computed_pairs = 0
@@ -186,7 +187,7 @@ class PairTracker:
     @property
     def num_piece_pairs(self):
         """Return the number of core pairs."""
-        return len(self._pair_keys)
+        return len(self.layout.pairs)
 
     def rebuild(self, layout, shapes):
         """
@@ -200,19 +201,22 @@ class PairTracker:
             The shape of each piece in ``layout.piece_uids``.
 
         """
-        keys = [(layout.piece_uids[a], layout.piece_uids[b]) for a, b in layout.pairs]
-        pair_set = None
-        if keys:
-            pair_set = PairSet(shapes, layout.pairs, hill_climb=self.hill_climb,
+        engine = None
+        if len(layout.pairs):
+            engine = BodyPairs(shapes, [layout.pairs[spec.start:spec.stop]
+                                        for spec in layout.records],
+                               [spec.link_padding for spec in layout.records],
+                               [spec.obstacle_padding for spec in layout.records],
+                               piece_keys=layout.piece_uids, hill_climb=self.hill_climb,
                                tracking=self.tracking)
-        computed_last = numpy.zeros(len(keys), dtype=bool)
-        if self._pair_set is not None and pair_set is not None and self.tracking:
-            old_index = {key: k for k, key in enumerate(self._pair_keys)}
-            for k, key in enumerate(keys):
-                if key in old_index:
-                    pair_set.set_cache(k, self._pair_set.get_cache(old_index[key]))
-                    computed_last[k] = self._computed_last[old_index[key]]
-        self.layout, self._pair_set, self._pair_keys = layout, pair_set, keys
+            engine.carry_over(self._engine)
+        computed_last = numpy.zeros(len(layout.pairs), dtype=bool)
+        if self._engine is not None and engine is not None and self.tracking:
+            old = {key: k for k, key in enumerate(self._engine._keys)}
+            for k, key in enumerate(engine._keys):
+                if key in old:
+                    computed_last[k] = self._computed_last[old[key]]
+        self.layout, self._engine = layout, engine
         self._specs = _SpecArrays(layout.records)
         self._computed_last = computed_last
 
@@ -228,9 +232,8 @@ class PairTracker:
             InputState of each piece.
         max_distance : float
             Pairs whose padded distance is surely beyond this are skipped (bounding spheres).
-            Each record's ``link_padding + obstacle_padding`` comes off its distance; the link
-            witness moves along the normal by the first, the obstacle witness against it by
-            the second, so ``obstacle - link == distance * normal`` still holds.
+            Padding comes off each record's distance and moves its witnesses
+            (``gjk_ros.core.bodypairs``), so ``obstacle - link == distance * normal``.
 
         Returns
         -------
@@ -246,13 +249,13 @@ class PairTracker:
         # Without piece pairs nothing is computed: a VALID body state alone is no measurement.
         status = numpy.where(specs.state == PairStatus.VALID, PairStatus.INVALID,
                              specs.state).astype(numpy.uint8)
-        if self._pair_set is not None:
+        if self._engine is not None:
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
-            # Cull at the largest padding: a padded pair may be within max_distance.
-            self._update_pairs(poses, pair_inputs == InputState.OK,
-                               max_distance + specs.max_padding)
-            self._reduce(records, status, pair_inputs)
+            rows, core_status = self._engine.update(poses, pair_inputs == InputState.OK,
+                                                    max_distance)
+            self._count_work()
+            self._reduce(records, status, pair_inputs, rows, core_status)
         records['status'] = status
         return records
 
@@ -281,65 +284,44 @@ class PairTracker:
         times[specs.empty] = numpy.nan
         return times
 
-    def _update_pairs(self, poses, active, max_distance):
-        pair_set = self._pair_set
-        pair_set.update(poses, active=active, max_distance=max_distance)
+    def _count_work(self):
+        pair_set = self._engine.pair_set
         computed = _MEASURED[pair_set.status]
         self.computed_pairs = int(computed.sum())
         self.warm_pairs = int((computed & self._computed_last).sum()) if self.tracking else 0
         self.iterations = int(pair_set.iterations[computed].sum())
         self._computed_last = computed
 
-    def _reduce(self, records, status, pair_inputs):
-        """
-        Reduce piece pairs to records: worst input first, else the closest measured pair.
-
-        Piece pairs are grouped by record (contiguous slices), so after a lexsort by
-        (record, distance) the first entry of each slice is the record's closest pair.
-        """
+    def _reduce(self, records, status, pair_inputs, rows, core_status):
+        """Record statuses, worst input first; measured records take the engine's rows."""
         specs = self._specs
-        starts, owner = specs.start, specs.owner
-        pair_set = self._pair_set
-        measured = _MEASURED[pair_set.status]
-        distance = numpy.where(measured, pair_set.distance, numpy.inf)
 
         def any_per_record(mask):
-            return numpy.bincount(owner, weights=mask, minlength=specs.count) > 0
+            return numpy.bincount(specs.owner, weights=mask, minlength=specs.count) > 0
 
         invalid = any_per_record(pair_inputs == InputState.INVALID)
         invalid |= specs.state == PairStatus.INVALID
         pending = (specs.state == PairStatus.PENDING) & ~invalid
         stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid & ~pending
-        has_measure = any_per_record(measured) & ~invalid & ~stale & ~pending
-        order = numpy.lexsort((distance, owner))
-        best = order[numpy.minimum(starts, max(len(order) - 1, 0))]
+        known = ~invalid & ~stale & ~pending
+        measured = _MEASURED[core_status] & known
         status[:] = PairStatus.INVALID
         status[pending] = PairStatus.PENDING
         status[stale] = PairStatus.STALE
-        status[~invalid & ~stale & ~pending & ~has_measure] = PairStatus.BEYOND
-        rows = numpy.flatnonzero(has_measure)
-        best = best[rows]
-        finite = numpy.isfinite(pair_set.distance[best]) & \
-            numpy.isfinite(pair_set.witness_a[best]).all(axis=1) & \
-            numpy.isfinite(pair_set.witness_b[best]).all(axis=1)
+        status[known & ~measured] = PairStatus.BEYOND
         # A measured pair must never come back non-finite; refuse to publish it if it does.
-        rows, best = rows[finite], best[finite]
-        approximate = _APPROXIMATE[pair_set.status[best]]
-        status[rows] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
-        normal = pair_set.normal[best]
-        # Padding inflates bodies: the link witness moves along the normal by the link's, the
-        # obstacle's (or second link's) against it by its own; both come off the distance.
-        first = specs.link_padding[rows][:, None]
-        second = specs.obstacle_padding[rows][:, None]
-        link_witness = pair_set.witness_a[best] + first * normal
-        _fill_vectors(records, rows, ('link_x', 'link_y', 'link_z'), link_witness)
+        rows_of = numpy.flatnonzero(measured & numpy.isfinite(rows).all(axis=1))
+        approximate = _APPROXIMATE[core_status[rows_of]]
+        status[rows_of] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
+        values = rows[rows_of]
+        records['distance'][rows_of] = values[:, 0]
+        _fill_vectors(records, rows_of, ('link_x', 'link_y', 'link_z'), values[:, 1:4])
         # x, y, z: the same point as float32, for RViz (see records.py).
-        _fill_vectors(records, rows, ('x', 'y', 'z'), link_witness)
-        _fill_vectors(records, rows, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
-                      pair_set.witness_b[best] - second * normal)
-        _fill_vectors(records, rows, ('normal_x', 'normal_y', 'normal_z'), normal)
-        records['distance'][rows] = pair_set.distance[best] - first[:, 0] - second[:, 0]
-        records['error_bound'][rows] = pair_set.error_bound[best]
+        _fill_vectors(records, rows_of, ('x', 'y', 'z'), values[:, 1:4])
+        _fill_vectors(records, rows_of, ('obstacle_x', 'obstacle_y', 'obstacle_z'),
+                      values[:, 4:7])
+        _fill_vectors(records, rows_of, ('normal_x', 'normal_y', 'normal_z'), values[:, 7:10])
+        records['error_bound'][rows_of] = values[:, 10]
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
@@ -349,23 +331,18 @@ class _SpecArrays:
     """
     The record specs of a layout as arrays, built once per rebuild.
 
-    Building them from the spec list on every cycle was O(records) Python work per cycle.
+    Building them from the spec list every cycle would be O(records) Python work per cycle.
     """
 
     def __init__(self, specs):
-        start = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
         counts = numpy.array([spec.stop - spec.start for spec in specs], dtype=numpy.int64)
         self.link_id = numpy.array([spec.link_id for spec in specs], dtype=numpy.uint32)
         self.obstacle_id = numpy.array([spec.obstacle_id for spec in specs],
                                        dtype=numpy.uint32)
-        self.start, self.owner = start, numpy.repeat(numpy.arange(len(specs)), counts)
+        self.owner = numpy.repeat(numpy.arange(len(specs)), counts)
         self.empty = counts == 0
         self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
         self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)
-        self.link_padding = numpy.array([spec.link_padding for spec in specs], dtype=float)
-        self.obstacle_padding = numpy.array([spec.obstacle_padding for spec in specs],
-                                            dtype=float)
-        self.max_padding = float((self.link_padding + self.obstacle_padding).max(initial=0.0))
         self.count = len(specs)
 
 
