@@ -96,8 +96,10 @@ def _write_row(values, status, counts, k, pose_a, body_a, body_b, core_distance,
     distance = core_distance - ra - rb
     ax, ay, az = ax + ra * nx, ay + ra * ny, az + ra * nz
     bx, by, bz = bx - rb * nx, by - rb * ny, bz - rb * nz
+    # A certified status never contradicts the truth, which lies in [distance - bound,
+    # distance]: SEPARATED needs that interval above 0, otherwise the bodies may touch.
     if outcome == SEPARATED:
-        if abs(distance) <= TOUCHING_REL * scale:
+        if abs(distance) <= TOUCHING_REL * scale or (distance > 0.0 and distance <= bound):
             outcome = TOUCHING
         elif distance < 0.0:
             outcome = PENETRATING
