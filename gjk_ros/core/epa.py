@@ -43,7 +43,7 @@ import numpy as np
 from ._jit import njit
 from .gjk import minkowski_support
 from .scene import B_KIND, B_VCOUNT, B_VSTART
-from .simplex import solve_triangle
+from .simplex import solve_segment, solve_triangle
 from .support import KIND_CYLINDER
 from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
                          EPA_TRACK_MAX_VERTICES,
@@ -485,16 +485,51 @@ def _containing_face(ep, f, scale):
 
 
 @njit
+def _nearest_to_foot(ep, g, fx, fy, fz):
+    """
+    Replace face g's weights by an edge's when that combination lands nearer the foot point f.
+
+    On a sliver face the barycentric weights of the foot point are ill-conditioned, and their
+    combination of the vertices missed it by 1e-7 of the bodies' size; ``witness_b - witness_a``
+    is minus that combination, so it must be the foot point. The closest point to f of each edge
+    is well-conditioned and within the sliver's height of f: the nearest of the four wins.
+    Returns its squared distance from f (the witnesses' miss).
+    """
+    w, weights, face = ep[EP_POINTS][0], ep[EP_WEIGHTS], ep[EP_FACES][g]
+    ex = ey = ez = 0.0
+    for s in range(3):
+        ex += weights[0, s] * w[face[s], 0]
+        ey += weights[0, s] * w[face[s], 1]
+        ez += weights[0, s] * w[face[s], 2]
+    best = (ex - fx) ** 2 + (ey - fy) ** 2 + (ez - fz) ** 2
+    for e in range(3):
+        i, j = face[e], face[(e + 1) % 3]
+        m, li, lj, qx, qy, qz = solve_segment(w[i, 0] - fx, w[i, 1] - fy, w[i, 2] - fz,
+                                              w[j, 0] - fx, w[j, 1] - fy, w[j, 2] - fz)
+        miss = qx * qx + qy * qy + qz * qz
+        if miss < best:
+            best = miss
+            weights[0, e], weights[0, (e + 1) % 3], weights[0, (e + 2) % 3] = li, lj, 0.0
+    return best
+
+
+@njit
 def epa_witness(ep, f, scale):
     """
-    Return the witness points (A frame) of the closest face f.
+    Return the witness points (A frame) of the closest face f, and their squared miss.
 
     They are the origin's projection ``d n`` onto the face plane, in barycentric weights of the
     face (or of the coplanar face containing it), applied to the vertices' points on A and on B.
+    The miss is the squared distance between ``d n`` and that combination: it is large only
+    when the origin lies outside the face, which happens at a smooth contact, where the origin
+    is on the boundary of A - B and may lie just outside the inscribed polytope.
     """
     points, weights = ep[EP_POINTS], ep[EP_WEIGHTS]
     g = _containing_face(ep, f, scale)
     _face_weights(ep, g)
+    plane = ep[EP_PLANES][f]
+    miss2 = _nearest_to_foot(ep, g, plane[3] * plane[0], plane[3] * plane[1],
+                             plane[3] * plane[2])
     face = ep[EP_FACES][g]
     ax = ay = az = bx = by = bz = 0.0
     for s in range(3):
@@ -505,7 +540,7 @@ def epa_witness(ep, f, scale):
         bx += lam * points[2, v, 0]
         by += lam * points[2, v, 1]
         bz += lam * points[2, v, 2]
-    return ax, ay, az, bx, by, bz
+    return ax, ay, az, bx, by, bz, miss2
 
 
 @njit

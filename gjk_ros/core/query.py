@@ -33,14 +33,14 @@ import numpy as np
 
 from ._jit import njit
 from .cache import unpack_cache
-from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
-                  epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
+from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, EPA_DONE, epa_expand,
+                  EPA_FLAT, epa_restore, epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
                   epa_workspace)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
 from .scene import B_BOUND, B_SWEEP, layout, numpy_view, packed_body, view
 from .status import Status
 from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, ROTATION_TOLERANCE, SCALE_FLOOR,
-                         TOUCHING_REL)
+                         TOUCHING_REL, WITNESS_REL)
 
 __all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'scratch_buffer',
            'out_buffer', 'out_views', 'MODE_HILL_CLIMB', 'MODE_TRACKING']
@@ -146,13 +146,30 @@ def _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex
 
 @njit
 def _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face, gap,
-                     counters, scale):
-    """Write EPA's answer: depth = distance of the closest face, normal = its outward normal."""
+                     counters, scale, simplex, weights, count):
+    """
+    Write EPA's answer: depth = distance of the closest face, normal = its outward normal.
+
+    Returns False, having written nothing, when the face's witnesses miss its foot point by more
+    than ``WITNESS_REL`` of the scale and no GJK contact simplex (``count`` 0) can replace them.
+    GJK's contact simplex has a point within ``CONTACT_REL`` of the scale of the origin, with
+    witnesses of its own: at a contact (depth 0 within round-off), the only place the face's
+    can miss (see ``epa_witness``), the pair that misses less is written.
+    """
     plane = ep[EP_PLANES][face]
-    ax, ay, az, bx, by, bz = epa_witness(ep, face, scale)
+    ax, ay, az, bx, by, bz, miss2 = epa_witness(ep, face, scale)
+    if miss2 > (WITNESS_REL * scale) ** 2:
+        if count == 0:
+            return False
+        # The nearer of the two to the foot point d n (d n = b - a would be exact).
+        sx, sy, sz, tx, ty, tz = _simplex_witnesses(simplex, weights, count)
+        fx, fy, fz = -plane[3] * plane[0], -plane[3] * plane[1], -plane[3] * plane[2]
+        if (tx - sx - fx) ** 2 + (ty - sy - fy) ** 2 + (tz - sz - fz) ** 2 < miss2:
+            ax, ay, az, bx, by, bz = sx, sy, sz, tx, ty, tz
     result = SEPARATED if outcome == EPA_DONE else MAX_ITERATIONS
     _write_row(values, status, counts, k, pose_a, body_a, body_b, -plane[3], plane[0], plane[1],
                plane[2], ax, ay, az, bx, by, bz, result, gap, counters, scale)
+    return True
 
 
 @njit
@@ -167,9 +184,9 @@ def _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, epa_sto
         restored = epa_vertex_count(ep)
         outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                         counters, scale, tolerance)
-        if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0:
-            _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome,
-                             face, gap, counters, scale)
+        if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0 and _penetration_row(
+                values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face, gap,
+                counters, scale, ep[EP_POINTS], ep[EP_WEIGHTS][0], 0):
             if epa_vertex_count(ep) != restored:  # unchanged topology: the stored copy holds
                 epa_store_polytope(ep, epa_store, k)
             return True
@@ -192,7 +209,7 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
                                     counters, scale, tolerance)
     if outcome == EPA_DONE or outcome == EPA_CAPPED:
         _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face,
-                         gap, counters, scale)
+                         gap, counters, scale, simplex, weights, count)
         if tracking and outcome == EPA_DONE:
             epa_store_polytope(ep, epa_store, k)
         return

@@ -47,6 +47,11 @@ CONTACT_REL = 1e-14
 # |signed distance| at or below this fraction of the scale is reported as Status.TOUCHING.
 TOUCHING_REL = 1e-12
 
+# EPA's witness points are the closest face's vertices weighted to land on the origin's foot
+# point; a combination farther than this fraction of the scale from it would break
+# witness_b - witness_a == distance * normal, and is replaced (query._penetration_row).
+WITNESS_REL = 1e-12
+
 # EPA terminates when the support value along the closest face normal exceeds the face distance
 # by no more than this fraction of the scale. For polytopes the closest face is then a facet of
 # the Minkowski difference up to round-off, so the depth is exact; a repeated support vertex is
