@@ -44,7 +44,7 @@ from ._jit import njit
 from .gjk import minkowski_support
 from .scene import B_KIND, B_VCOUNT, B_VSTART
 from .simplex import solve_segment, solve_triangle
-from .support import KIND_CYLINDER
+from .support import KIND_POLYTOPE
 from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
                          EPA_TRACK_MAX_VERTICES,
                          EPA_VISIBLE_REL)
@@ -594,7 +594,7 @@ def epa_restore(geom_a, body_a, geom_b, body_b, rel, store, k, ep, scale):
     """
     sizes, store_ids, store_faces, store_adj = store
     vertices, count = sizes[k, 0], sizes[k, 1]
-    if vertices < 4 or body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER:
+    if vertices < 4 or body_a[B_KIND] != KIND_POLYTOPE or body_b[B_KIND] != KIND_POLYTOPE:
         return False
     _reset(ep)
     verts_a, verts_b = geom_a[0], geom_b[0]

@@ -30,7 +30,7 @@ smooth body); ``weights`` (4,): the barycentric weights;
 from ._jit import njit
 from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
 from .simplex import solve_simplex
-from .support import body_support, KIND_CYLINDER
+from .support import body_support, KIND_POLYTOPE
 from .tolerances import CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL
 
 __all__ = ['GJK_SEPARATED', 'GJK_CONTACT', 'GJK_MAX_ITERATIONS_HIT', 'gjk', 'minkowski_support',
@@ -43,7 +43,8 @@ GJK_MAX_ITERATIONS_HIT = 2
 
 @njit(inline=True)
 def is_smooth(body_a, body_b):
-    return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
+    """Return True when either body has a smooth support (no vertex ids, linear convergence)."""
+    return body_a[B_KIND] != KIND_POLYTOPE or body_b[B_KIND] != KIND_POLYTOPE
 
 
 @njit(inline=True)
@@ -121,14 +122,14 @@ def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, 
     for s in range(count):
         index_a = cache_index[s, 0]
         index_b = cache_index[s, 1]
-        if body_a[B_KIND] == KIND_CYLINDER:
+        if body_a[B_KIND] != KIND_POLYTOPE:
             ax, ay, az = cache_local[s, 0, 0], cache_local[s, 0, 1], cache_local[s, 0, 2]
         elif 0 <= index_a < body_a[B_VCOUNT]:
             r = body_a[B_VSTART] + index_a
             ax, ay, az = verts_a[r, 0], verts_a[r, 1], verts_a[r, 2]
         else:
             return 0
-        if body_b[B_KIND] == KIND_CYLINDER:
+        if body_b[B_KIND] != KIND_POLYTOPE:
             lx, ly, lz = cache_local[s, 1, 0], cache_local[s, 1, 1], cache_local[s, 1, 2]
         elif 0 <= index_b < body_b[B_VCOUNT]:
             r = body_b[B_VSTART] + index_b

@@ -36,9 +36,10 @@ from .cache import unpack_cache
 from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, EPA_DONE, epa_expand,
                   EPA_FLAT, epa_restore, epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
                   epa_workspace)
-from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP, layout, numpy_view, packed_body, view
+from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex, to_a_frame
+from .scene import B_BOUND, B_KIND, B_SWEEP, layout, numpy_view, packed_body, view
 from .status import Status
+from .support import body_support, KIND_HALF_SPACE
 from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, ROTATION_TOLERANCE, SCALE_FLOOR,
                          TOUCHING_REL, WITNESS_REL)
 
@@ -220,6 +221,47 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
                ax, ay, az, bx, by, bz, DEGENERATE, 2.0 * scale, counters, scale)
 
 
+@njit
+def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                    hill_climb, counters, seeds):
+    """
+    Signed distance between a half-space and a body, in closed form (no GJK, no EPA).
+
+    A half-space ``{x : n . x <= c}`` (z <= 0 of its frame) is unbounded, so A - B has no
+    support along most directions. Its distance from a convex body is exact without iterating:
+    the body point deepest along -n is ``s = s_body(-n)``, and the signed distance is
+    ``n . s - c`` (the body's support value; Drake's and coal's half-space pairs do the same).
+    The normal from A to B is n when A is the half-space, -n when B is; the witness on the plane
+    is ``s`` projected onto it. Two half-spaces are never apart unless opposite and disjoint,
+    and then the distance is not a body's: DEGENERATE, with an infinite bound.
+    """
+    counters[1] += 1
+    if body_a[B_KIND] == KIND_HALF_SPACE and body_b[B_KIND] == KIND_HALF_SPACE:
+        _write_row(values, status, counts, k, pose_a, body_a, body_b, 0.0, 1.0, 0.0, 0.0, 0.0,
+                   0.0, 0.0, 0.0, 0.0, 0.0, DEGENERATE, math.inf, counters, 1.0)
+        return
+    if body_a[B_KIND] == KIND_HALF_SPACE:
+        # n = +z of A's frame; B's deepest point along -n, direction turned into B's frame.
+        index, lx, ly, lz, steps = body_support(geom_b, body_b, -rel[2, 0], -rel[2, 1],
+                                                -rel[2, 2], seeds[1], hill_climb)
+        seeds[1] = max(index, 0)
+        bx, by, bz = to_a_frame(rel, lx, ly, lz)
+        counters[2] += steps
+        _write_row(values, status, counts, k, pose_a, body_a, body_b, bz, 0.0, 0.0, 1.0,
+                   bx, by, 0.0, bx, by, bz, SEPARATED, 0.0, counters,
+                   max(body_b[B_BOUND], SCALE_FLOOR))
+        return
+    # n = B's +z in A's frame, c = n . (B's origin); A's deepest point along -n.
+    nx, ny, nz = rel[0, 2], rel[1, 2], rel[2, 2]
+    index, ax, ay, az, steps = body_support(geom_a, body_a, -nx, -ny, -nz, seeds[0], hill_climb)
+    seeds[0] = max(index, 0)
+    counters[2] += steps
+    d = nx * (ax - rel[0, 3]) + ny * (ay - rel[1, 3]) + nz * (az - rel[2, 3])
+    _write_row(values, status, counts, k, pose_a, body_a, body_b, d, -nx, -ny, -nz, ax, ay, az,
+               ax - d * nx, ay - d * ny, az - d * nz, SEPARATED, 0.0, counters,
+               max(body_a[B_BOUND], SCALE_FLOOR))
+
+
 @njit(inline=True)
 def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, cache_index,
                cache_local, cache_seeds, epa_store, simplex, simplex_index, weights, counters,
@@ -241,6 +283,12 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
         epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0
         cache_seeds[k, 0], cache_seeds[k, 1] = 0, 0
     seeds[0], seeds[1] = cache_seeds[k, 0], cache_seeds[k, 1]
+    if body_a[B_KIND] == KIND_HALF_SPACE or body_b[B_KIND] == KIND_HALF_SPACE:
+        _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                        hill_climb, counters, seeds)
+        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
+        cache_seeds[k, 0], cache_seeds[k, 1] = seeds[0], seeds[1]
+        return
 
     # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).
     if tracking and epa_sizes[k, 0] > 0:
