@@ -45,9 +45,8 @@ from .gjk import minkowski_support
 from .scene import B_KIND, B_VCOUNT, B_VSTART
 from .simplex import solve_segment, solve_triangle
 from .support import KIND_POLYTOPE
-from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
-                         EPA_TRACK_MAX_VERTICES,
-                         EPA_VISIBLE_REL)
+from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES,
+                         EPA_VISIBLE_REL, WITNESS_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
            'epa_restore', 'epa_expand', 'epa_witness', 'epa_store', 'epa_store_arrays',
@@ -452,36 +451,33 @@ def _face_weights(ep, f):
 @njit
 def _containing_face(ep, f, scale):
     """
-    Return the face, among f and the faces coplanar with it, containing the origin's projection.
+    Return the face, among f and the faces whose foot point is f's, containing its own foot.
 
     Facets of A - B are often polygons (an edge-edge facet is a parallelogram) which EPA holds
-    as several coplanar triangles; the closest-face search picks any of them, and the witness
-    points must come from the one the projection falls in. Returns f when none does (then the
-    closest point of f itself is used).
+    as several coplanar triangles, and on a smooth body neighbouring faces differ by 1e-13 of
+    the scale in distance; the closest-face search picks any of them, and the witness points
+    must come from one the foot point falls in. A face qualifies when its own foot point is
+    within ``WITNESS_REL`` of the scale of f's (the opposite face of a symmetric A - B ties in
+    distance, not in foot point). Returns f when none contains it (then the closest point of f
+    itself is used).
     """
     mask, vx, vy, vz = _face_weights(ep, f)
     if mask == 7:
         return f
     planes, alive = ep[EP_PLANES], ep[EP_ALIVE]
-    tolerance = 16.0 * EPA_VISIBLE_REL * scale
-    best, best_gap = f, math.inf
+    reach2 = (WITNESS_REL * scale) ** 2
     px, py, pz = planes[f, 3] * planes[f, 0], planes[f, 3] * planes[f, 1], \
         planes[f, 3] * planes[f, 2]
     for g in range(ep[EP_STATE][ST_SLOTS]):
-        if not alive[g] or g == f or abs(planes[g, 3] - planes[f, 3]) > tolerance:
+        if not alive[g] or g == f:
             continue
-        # Same distance is not enough: on a symmetric A - B the opposite face ties too.
-        alignment = (planes[g, 0] * planes[f, 0] + planes[g, 1] * planes[f, 1]
-                     + planes[g, 2] * planes[f, 2])
-        if alignment < COPLANAR_COSINE:
+        qx, qy, qz = planes[g, 3] * planes[g, 0], planes[g, 3] * planes[g, 1], \
+            planes[g, 3] * planes[g, 2]
+        if (qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2 > reach2:
             continue
-        mask, vx, vy, vz = _face_weights(ep, g)
-        gap = (vx - px) ** 2 + (vy - py) ** 2 + (vz - pz) ** 2
-        if mask == 7:
+        if _face_weights(ep, g)[0] == 7:
             return g
-        if gap < best_gap:
-            best, best_gap = g, gap
-    return best if best_gap < math.inf else f
+    return f
 
 
 @njit

@@ -48,9 +48,11 @@ CONTACT_REL = 1e-14
 TOUCHING_REL = 1e-12
 
 # EPA's witness points are the closest face's vertices weighted to land on the origin's foot
-# point; a combination farther than this fraction of the scale from it would break
-# witness_b - witness_a == distance * normal, and is replaced (query._penetration_row).
-WITNESS_REL = 1e-12
+# point d n (witness_b - witness_a == distance * normal). A face whose own foot point is within
+# this fraction of the scale of the closest face's may give them (epa._containing_face), and a
+# combination missing it by more is replaced (query._penetration_row). A tenth of the 1e-9 the
+# contract allows (docs/contract.md).
+WITNESS_REL = 1e-10
 
 # EPA terminates when the support value along the closest face normal exceeds the face distance
 # by no more than this fraction of the scale. For polytopes the closest face is then a facet of
@@ -65,11 +67,6 @@ EPA_SMOOTH_REL = 1e-9
 # the scale; points within it count as coplanar, which keeps the expanded polytope convex up to
 # round-off instead of creating slivers.
 EPA_VISIBLE_REL = 1e-13
-
-# Two EPA faces at the same distance are parts of one facet of A - B (an edge-edge facet is a
-# parallelogram held as two triangles) only if their unit normals agree to this cosine; 1e-9
-# is about 0.003 degrees, far below any real facet angle and far above round-off.
-COPLANAR_COSINE = 1.0 - 1e-9
 
 # EPA work arrays are sized up front (no allocation inside the loop, coal's rule): vertices and
 # the 2V - 4 faces of a closed triangulated polytope with V vertices.
