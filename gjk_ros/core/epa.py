@@ -43,13 +43,13 @@ import numpy as np
 from ._jit import njit
 from .gjk import minkowski_support
 from .scene import B_KIND, B_VCOUNT, B_VSTART
-from .simplex import solve_segment, solve_triangle
+from .simplex import solve_segment, solve_simplex, solve_triangle
 from .support import KIND_POLYTOPE
 from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES,
-                         EPA_VISIBLE_REL, WITNESS_REL)
+                         EPA_VISIBLE_REL, FOOT_STEPS, FOOT_TILT, WITNESS_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
-           'epa_restore', 'epa_expand', 'epa_witness', 'epa_store', 'epa_store_arrays',
+           'epa_restore', 'epa_expand', 'epa_witness', 'epa_cover_foot', 'epa_store', 'epa_store_arrays',
            'epa_vertex_count']
 
 EPA_DONE = 0        # the closest face is a facet of A - B: exact
@@ -536,6 +536,69 @@ def epa_witness(ep, f, scale):
         bx += lam * points[2, v, 0]
         by += lam * points[2, v, 1]
         bz += lam * points[2, v, 2]
+    return ax, ay, az, bx, by, bz, miss2
+
+
+@njit
+def _set_foot_point(work, slot, ax, ay, az, bx, by, bz, fx, fy, fz):
+    """Store the points a, b and a - b - foot as simplex point ``slot`` of ``work``."""
+    work[0, slot, 0], work[0, slot, 1], work[0, slot, 2] = ax - bx - fx, ay - by - fy, az - bz - fz
+    work[1, slot, 0], work[1, slot, 1], work[1, slot, 2] = ax, ay, az
+    work[2, slot, 0], work[2, slot, 1], work[2, slot, 2] = bx, by, bz
+
+
+@njit
+def epa_cover_foot(geom_a, body_a, geom_b, body_b, rel, ep, f, witnesses, hill_climb, counters,
+                   scale):
+    """
+    Move the witnesses towards the foot point d n of face f; return them and their squared miss.
+
+    On a smooth body the facet of A - B along n (a cylinder's cap disc) is wider than P's face,
+    and the foot may lie outside P near its rim. GJK's own loop then runs on that facet with the
+    foot as the origin: the facet's point farthest towards the foot is the support along n
+    tilted towards it (``FOOT_TILT``), and the closest point to the foot of the triangle of the
+    current point and the last two supports is a combination of points on A and B. The work
+    rows are three free vertex rows of P (P is not changed). ``witnesses`` is ``epa_witness``'s
+    answer.
+    """
+    ax, ay, az, bx, by, bz, miss2 = witnesses
+    plane = ep[EP_PLANES][f]
+    fx, fy, fz = plane[3] * plane[0], plane[3] * plane[1], plane[3] * plane[2]
+    reach2 = (WITNESS_REL * scale) ** 2
+    # work[:, s] is simplex point s: its w - foot, a and b, in three free vertex rows of P.
+    base = ep[EP_STATE][ST_VERTICES]
+    if base + 3 > EPA_MAX_VERTICES:
+        return witnesses
+    work, weights = ep[EP_POINTS][:, base:base + 3], ep[EP_WEIGHTS][1]
+    _set_foot_point(work, 0, ax, ay, az, bx, by, bz, fx, fy, fz)
+    count = 1
+    for _ in range(FOOT_STEPS):
+        if miss2 <= reach2:
+            break
+        tilt = FOOT_TILT / math.sqrt(miss2)
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel,
+                              plane[0] - tilt * (ax - bx - fx), plane[1] - tilt * (ay - by - fy),
+                              plane[2] - tilt * (az - bz - fz), 0, 0, hill_climb, counters)
+        _set_foot_point(work, count, r[1], r[2], r[3], r[8], r[9], r[10], fx, fy, fz)
+        mask, vx, vy, vz = solve_simplex(work[0], count + 1, weights)
+        if vx * vx + vy * vy + vz * vz >= miss2:
+            break
+        miss2 = vx * vx + vy * vy + vz * vz
+        ax = ay = az = bx = by = bz = 0.0
+        kept = 0
+        for i in range(count + 1):
+            ax += weights[i] * work[1, i, 0]
+            ay += weights[i] * work[1, i, 1]
+            az += weights[i] * work[1, i, 2]
+            bx += weights[i] * work[2, i, 0]
+            by += weights[i] * work[2, i, 1]
+            bz += weights[i] * work[2, i, 2]
+            if mask & (1 << i):
+                for layer in range(3):
+                    for c in range(3):
+                        work[layer, kept, c] = work[layer, i, c]
+                kept += 1
+        count = min(kept, 2)
     return ax, ay, az, bx, by, bz, miss2
 
 

@@ -34,7 +34,8 @@ import numpy as np
 from ._jit import njit
 from .cache import unpack_cache
 from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, EPA_DONE, epa_expand,
-                  EPA_FLAT, epa_restore, epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
+                  EPA_FLAT, epa_restore, epa_cover_foot, epa_seed, epa_store as epa_store_polytope, epa_vertex_count,
+                  epa_witness,
                   epa_workspace)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex, to_a_frame
 from .scene import B_BOUND, B_KIND, B_SWEEP, layout, numpy_view, packed_body, view
@@ -146,8 +147,8 @@ def _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex
 
 
 @njit
-def _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face, gap,
-                     counters, scale, simplex, weights, count):
+def _penetration_row(geom_a, body_a, geom_b, body_b, rel, values, status, counts, k, pose_a, ep,
+                     outcome, face, gap, hill_climb, counters, scale, simplex, weights, count):
     """
     Write EPA's answer: depth = distance of the closest face, normal = its outward normal.
 
@@ -159,6 +160,10 @@ def _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outc
     """
     plane = ep[EP_PLANES][face]
     ax, ay, az, bx, by, bz, miss2 = epa_witness(ep, face, scale)
+    if miss2 > (WITNESS_REL * scale) ** 2:
+        ax, ay, az, bx, by, bz, miss2 = epa_cover_foot(
+            geom_a, body_a, geom_b, body_b, rel, ep, face, (ax, ay, az, bx, by, bz, miss2),
+            hill_climb, counters, scale)
     if miss2 > (WITNESS_REL * scale) ** 2:
         if count == 0:
             return False
@@ -186,8 +191,9 @@ def _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, epa_sto
         outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                         counters, scale, tolerance)
         if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0 and _penetration_row(
-                values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face, gap,
-                counters, scale, ep[EP_POINTS], ep[EP_WEIGHTS][0], 0):
+                geom_a, body_a, geom_b, body_b, rel, values, status, counts, k, pose_a, ep,
+                outcome, face, gap, hill_climb, counters, scale, ep[EP_POINTS],
+                ep[EP_WEIGHTS][0], 0):
             if epa_vertex_count(ep) != restored:  # unchanged topology: the stored copy holds
                 epa_store_polytope(ep, epa_store, k)
             return True
@@ -209,8 +215,9 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
     outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                     counters, scale, tolerance)
     if outcome == EPA_DONE or outcome == EPA_CAPPED:
-        _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face,
-                         gap, counters, scale, simplex, weights, count)
+        _penetration_row(geom_a, body_a, geom_b, body_b, rel, values, status, counts, k,
+                         pose_a, ep, outcome, face, gap, hill_climb, counters, scale, simplex,
+                         weights, count)
         if tracking and outcome == EPA_DONE:
             epa_store_polytope(ep, epa_store, k)
         return
@@ -236,6 +243,11 @@ def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, stat
     and then the distance is not a body's: DEGENERATE, with an infinite bound.
     """
     counters[1] += 1
+    # The length scale: the body's bound and the plane's distance from A's frame origin, whose
+    # round-off enters the distance.
+    reach = math.sqrt(rel[0, 3] ** 2 + rel[1, 3] ** 2 + rel[2, 3] ** 2)
+    scale = max(body_a[B_BOUND] if body_b[B_KIND] == KIND_HALF_SPACE else body_b[B_BOUND],
+                SCALE_FLOOR) + reach
     if body_a[B_KIND] == KIND_HALF_SPACE and body_b[B_KIND] == KIND_HALF_SPACE:
         _write_row(values, status, counts, k, pose_a, body_a, body_b, 0.0, 1.0, 0.0, 0.0, 0.0,
                    0.0, 0.0, 0.0, 0.0, 0.0, DEGENERATE, math.inf, counters, 1.0)
@@ -248,8 +260,7 @@ def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, stat
         bx, by, bz = to_a_frame(rel, lx, ly, lz)
         counters[2] += steps
         _write_row(values, status, counts, k, pose_a, body_a, body_b, bz, 0.0, 0.0, 1.0,
-                   bx, by, 0.0, bx, by, bz, SEPARATED, 0.0, counters,
-                   max(body_b[B_BOUND], SCALE_FLOOR))
+                   bx, by, 0.0, bx, by, bz, SEPARATED, 0.0, counters, scale)
         return
     # n = B's +z in A's frame, c = n . (B's origin); A's deepest point along -n.
     nx, ny, nz = rel[0, 2], rel[1, 2], rel[2, 2]
@@ -258,8 +269,7 @@ def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, stat
     counters[2] += steps
     d = nx * (ax - rel[0, 3]) + ny * (ay - rel[1, 3]) + nz * (az - rel[2, 3])
     _write_row(values, status, counts, k, pose_a, body_a, body_b, d, -nx, -ny, -nz, ax, ay, az,
-               ax - d * nx, ay - d * ny, az - d * nz, SEPARATED, 0.0, counters,
-               max(body_a[B_BOUND], SCALE_FLOOR))
+               ax - d * nx, ay - d * ny, az - d * nz, SEPARATED, 0.0, counters, scale)
 
 
 @njit(inline=True)

@@ -54,6 +54,13 @@ TOUCHING_REL = 1e-12
 # contract allows (docs/contract.md).
 WITNESS_REL = 1e-10
 
+# When the foot point lies outside EPA's face (a smooth body's flat facet, wider than the face),
+# the witnesses take at most this many Frank-Wolfe steps towards it, each a support call along
+# the face normal tilted by FOOT_TILT (radians, about) towards the foot: small enough to stay on
+# the facet of a polytope or a cap, and any tilt reaches a cap's rim (epa.epa_cover_foot).
+FOOT_STEPS = 32
+FOOT_TILT = 1e-6
+
 # EPA terminates when the support value along the closest face normal exceeds the face distance
 # by no more than this fraction of the scale. For polytopes the closest face is then a facet of
 # the Minkowski difference up to round-off, so the depth is exact; a repeated support vertex is
