@@ -72,8 +72,8 @@ def make_shape(kind, size):
         return ConvexPolytope.box([0.5 * s, 0.3 * s, 0.2 * s])
     if kind == 'mesh':
         points = numpy.random.default_rng(7).normal(size=(24, 3))
-        return ConvexPolytope.from_points(0.5 * s * points / numpy.linalg.norm(points, axis=1,
-                                                                                keepdims=True))
+        points /= numpy.linalg.norm(points, axis=1, keepdims=True)
+        return ConvexPolytope.from_points(0.5 * s * points)
     if kind == 'point':
         return ConvexPolytope.from_points([[0.1 * s, -0.2 * s, 0.05 * s]])
     if kind == 'segment':
@@ -308,13 +308,13 @@ def kind_pairs():
     return [(a, b) for a in KINDS for b in KINDS if not (a == b == 'half_space')]
 
 
-def run(cases_per_pair, seed):
+def run(cases_per_pair, seed, sizes=SIZES):
     """Run the suite: ``cases_per_pair`` configurations of every kind pair, size and placement."""
     rng = numpy.random.default_rng(seed)
     entries = EntryPoints()
     checked, failures = collections.Counter(), []
     for kind_a, kind_b in kind_pairs():
-        for size in SIZES:
+        for size in sizes:
             for far in (False, True):
                 for _ in range(cases_per_pair):
                     counts, broken = check_case(entries, kind_a, kind_b, size, far, rng)
@@ -323,10 +323,26 @@ def run(cases_per_pair, seed):
     return checked, failures
 
 
-def markdown(checked, failures, cases_per_pair, seed):
+def measure(quick, seed):
+    """
+    Run the suite for bench.run: one configuration per kind pair, size and placement.
+
+    Returns a dict: ``checked`` and ``violations`` per entry point, the first ``failures``,
+    ``cases`` per pair, ``seed`` and ``markdown`` (the section text). ``quick`` runs the sizes
+    1e-2 and 1 only.
+    """
+    sizes = (1e-2, 1.0) if quick else SIZES
+    checked, failures = run(1, seed, sizes)
+    text = markdown(checked, failures, 1, seed, sizes)
+    per_entry = collections.Counter(line.split(':')[0] for line in failures)
+    return {'checked': dict(checked), 'violations': {e: per_entry[e] for e in ENTRY_POINTS},
+            'failures': failures[:40], 'cases': 1, 'seed': seed, 'markdown': text}
+
+
+def markdown(checked, failures, cases_per_pair, seed, sizes=SIZES):
     """Return the report: answers checked and contract violations per entry point."""
     lines = ['# Contact suite: the answer contract at touching contacts', '',
-             f'{len(kind_pairs())} ordered kind pairs x {len(SIZES)} sizes (1e-4 to 1e3 m) x '
+             f'{len(kind_pairs())} ordered kind pairs x sizes {", ".join(map(str, sizes))} m x '
              f'near/1e3 m out x {cases_per_pair} configurations (seed {seed}); each touching '
              'exactly, then moved by +-1e-3 and +-1e-7 of the size along u; both argument orders. '
              'Reproduce: `.venv/bin/python -m bench.contact_suite`.', '',

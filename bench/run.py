@@ -33,7 +33,7 @@ import time
 
 import numpy
 
-from . import issue10, peers, reference, report, scenes
+from . import contact_suite, issue10, peers, reference, report, scenes
 
 DEFAULT_OUT = os.path.join('bench', 'results')
 # The run whose answers certify separated queries and give the counters.
@@ -138,6 +138,9 @@ class Results:
         Methods that could not run, and why.
     elapsed_s : float
         Wall time of the run.
+    contact : dict or None
+        The contact suite's answers checked and violations per entry point
+        (``contact_suite.measure``).
 
     """
 
@@ -151,6 +154,7 @@ class Results:
     missing: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
     extras: dict = field(default_factory=dict)
+    contact: object = None
 
 
 def scene_specs(config, shape, size):
@@ -609,6 +613,10 @@ def run_benchmark(config, progress=None):
         if progress is not None:
             progress('issue 10 extras: single calls, planner batches, node start-up')
         results.extras = issue10.measure_extras(config.quick)
+    if core is not None:
+        if progress is not None:
+            progress('contact suite: the answer contract at exact contacts, every entry point')
+        results.contact = contact_suite.measure(config.quick, config.seed)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -52,9 +52,9 @@ def _ellipsoid_surface(axes, count):
 ])
 def test_support_is_the_maximum_over_the_surface_and_lies_on_it(shape, surface):
     rng = numpy.random.default_rng(4)
-    for direction in list(rng.normal(size=(200, 3))) + [numpy.array([0.0, 0.0, 1.0]),
-                                                          numpy.array([0.0, 0.0, -1.0]),
-                                                          numpy.array([1.0, 0.0, 0.0])]:
+    axes = [numpy.array([0.0, 0.0, 1.0]), numpy.array([0.0, 0.0, -1.0]),
+            numpy.array([1.0, 0.0, 0.0])]
+    for direction in list(rng.normal(size=(200, 3))) + axes:
         point = shape.support(direction)
         best = float((surface @ direction).max())
         # The sample's maximum approaches the support value from below (no sample beats it).
@@ -82,7 +82,7 @@ def test_ellipsoid_with_equal_axes_measures_as_the_sphere():
 
 
 def _table():
-    """A half-space whose plane is z = 0.7 with normal +z: a table top."""
+    """Return a half-space whose plane is z = 0.7 with normal +z: a table top."""
     return ConvexPolytope.half_space(), make_pose(translation=[0.0, 0.0, 0.7])
 
 

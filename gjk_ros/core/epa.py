@@ -49,8 +49,8 @@ from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES
                          EPA_VISIBLE_REL, FOOT_STEPS, FOOT_TILT, WITNESS_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
-           'epa_restore', 'epa_expand', 'epa_witness', 'epa_cover_foot', 'epa_store', 'epa_store_arrays',
-           'epa_vertex_count']
+           'epa_restore', 'epa_expand', 'epa_witness', 'epa_cover_foot', 'epa_store',
+           'epa_store_arrays', 'epa_vertex_count']
 
 EPA_DONE = 0        # the closest face is a facet of A - B: exact
 EPA_CAPPED = 1      # out of vertices or faces: the depth is a bound (error_bound says how tight)

@@ -294,7 +294,7 @@ class ConvexPolytope:
     @classmethod
     def half_space(cls):
         """
-        The half-space z <= 0 of the body frame (outward normal +z), e.g. a table top or floor.
+        Return the half-space z <= 0 of the body frame (outward normal +z): a table, a floor.
 
         Its pose places the plane: any plane ``n . x <= c`` is this body at a pose whose z axis
         is n and whose origin lies on the plane. Distances to it are exact (closed form).

@@ -33,9 +33,9 @@ import numpy as np
 
 from ._jit import njit
 from .cache import unpack_cache
-from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, EPA_DONE, epa_expand,
-                  EPA_FLAT, epa_restore, epa_cover_foot, epa_seed, epa_store as epa_store_polytope, epa_vertex_count,
-                  epa_witness,
+from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, epa_cover_foot, EPA_DONE,
+                  epa_expand, EPA_FLAT, epa_restore, epa_seed,
+                  epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
                   epa_workspace)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex, to_a_frame
 from .scene import B_BOUND, B_KIND, B_SWEEP, layout, numpy_view, packed_body, view

@@ -160,7 +160,7 @@ def support_cone(radius, half_length, dx, dy, dz):
 
 @njit
 def support_ellipsoid(a, b, c, dx, dy, dz):
-    """Exact support point ``D^2 d / |D d|`` of the ellipsoid of semi-axes ``D = diag(a, b, c)``."""
+    """Exact support point ``D^2 d / |D d|`` of the ellipsoid of semi-axes ``diag(a, b, c)``."""
     ex, ey, ez = a * dx, b * dy, c * dz
     length = math.sqrt(ex * ex + ey * ey + ez * ez)
     if length == 0.0:
