@@ -38,11 +38,12 @@ from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, epa_cover_foot, 
                   epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
                   epa_workspace)
 from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex, to_a_frame
-from .scene import B_BOUND, B_KIND, B_SWEEP, layout, numpy_view, packed_body, view
+from .scene import (B_BOUND, B_CYL_H, B_CYL_R, B_KIND, B_SWEEP, layout, numpy_view, packed_body,
+                    view)
 from .status import Status
-from .support import body_support, KIND_HALF_SPACE
-from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, ROTATION_TOLERANCE, SCALE_FLOOR,
-                         TOUCHING_REL, WITNESS_REL)
+from .support import body_support, KIND_CYLINDER, KIND_HALF_SPACE
+from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, PARALLEL_SINE, ROTATION_TOLERANCE,
+                         SCALE_FLOOR, TOUCHING_REL, WITNESS_REL)
 
 __all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'scratch_buffer',
            'out_buffer', 'out_views', 'MODE_HILL_CLIMB', 'MODE_TRACKING']
@@ -273,6 +274,57 @@ def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, stat
 
 
 @njit(inline=True)
+def _parallel_cylinders(body_a, body_b, rel):
+    """Return True when both bodies are cylinders whose axes agree to ``PARALLEL_SINE``."""
+    return (body_a[B_KIND] == KIND_CYLINDER and body_b[B_KIND] == KIND_CYLINDER
+            and rel[0, 2] ** 2 + rel[1, 2] ** 2 <= PARALLEL_SINE ** 2)
+
+
+@njit
+def _overlap_middle(low_a, high_a, low_b, high_b):
+    """Return the middle of the overlap of two intervals (of the gap between them if none)."""
+    return 0.5 * (max(low_a, low_b) + min(high_a, high_b))
+
+
+@njit
+def _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts, counters,
+                            scale):
+    """
+    Signed distance of two cylinders with parallel axes, in closed form.
+
+    A - B is then a cylinder too, of radius ``R = r_a + r_b`` and half length ``H = h_a + h_b``
+    about B's centre c (A frame, A's axis z). With ``dr = |c_xy| - R`` and ``dz = |c_z| - H``:
+    inside both (overlap) the depth is the smaller of ``-dr`` and ``-dz``, along the radial or
+    the axial direction; apart, the distance is ``hypot(dr, dz)`` over the positive ones. The
+    witnesses lie on the contact region: the middle of the overlap of the two discs (axial) or
+    of the two height intervals (radial), and A's rim or cap on the other coordinate.
+    """
+    ra, ha, rb, hb = body_a[B_CYL_R], body_a[B_CYL_H], body_b[B_CYL_R], body_b[B_CYL_H]
+    cx, cy, cz = rel[0, 3], rel[1, 3], rel[2, 3]
+    rho = math.sqrt(cx * cx + cy * cy)
+    ux, uy = (cx / rho, cy / rho) if rho > 0.0 else (1.0, 0.0)
+    side = 1.0 if cz >= 0.0 else -1.0
+    dr, dz = rho - (ra + rb), abs(cz) - (ha + hb)
+    # Radial and axial components of the normal (from A to B).
+    if dr > 0.0 and dz > 0.0:
+        distance = math.sqrt(dr * dr + dz * dz)
+        nr, nz = dr / distance, side * dz / distance
+    elif dr > dz:
+        distance, nr, nz = dr, 1.0, 0.0
+    else:
+        distance, nr, nz = dz, 0.0, side
+    # A's witness: its rim along u where the normal has a radial part, else the middle of the
+    # discs' overlap; its cap where the normal has an axial part, else the heights' overlap.
+    radial = ra if nr > 0.0 else _overlap_middle(-ra, ra, rho - rb, rho + rb)
+    height = side * ha if nz != 0.0 else _overlap_middle(-ha, ha, cz - hb, cz + hb)
+    ax, ay, az = radial * ux, radial * uy, height
+    nx, ny = nr * ux, nr * uy
+    _write_row(values, status, counts, k, pose_a, body_a, body_b, distance, nx, ny, nz,
+               ax, ay, az, ax + distance * nx, ay + distance * ny, az + distance * nz,
+               SEPARATED, 0.0, counters, scale)
+
+
+@njit(inline=True)
 def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, cache_index,
                cache_local, cache_seeds, epa_store, simplex, simplex_index, weights, counters,
                rel, seeds, ep, values, status, counts, hill_climb, tracking):
@@ -298,6 +350,12 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
                         hill_climb, counters, seeds)
         cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
         cache_seeds[k, 0], cache_seeds[k, 1] = seeds[0], seeds[1]
+        return
+
+    if _parallel_cylinders(body_a, body_b, rel):
+        _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts,
+                                counters, scale)
+        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
         return
 
     # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).
