@@ -194,9 +194,9 @@ def test_parallel_cylinders_match_the_minkowski_cylinder(turn):
         # B's axis parallel (or anti-parallel, or 1e-13 rad off) to A's, anywhere about it.
         axis_turn = numpy.array([[1.0, 0.0, 0.0], [0.0, math.cos(turn), -math.sin(turn)],
                                  [0.0, math.sin(turn), math.cos(turn)]])
-        about_z = numpy.eye(3)
-        about_z[:2, :2] = spin[:2, :2] / numpy.linalg.norm(spin[:2, 0])
-        about_z[:2, 1] = [-about_z[1, 0], about_z[0, 0]]
+        angle = rng.uniform(0.0, 2.0 * numpy.pi)
+        about_z = numpy.array([[math.cos(angle), -math.sin(angle), 0.0],
+                               [math.sin(angle), math.cos(angle), 0.0], [0.0, 0.0, 1.0]])
         pose_a = make_pose(spin, rng.normal(size=3))
         pose_b = make_pose(spin @ axis_turn @ about_z, pose_a[:3, :3] @ centre + pose_a[:3, 3])
         expected = _parallel_cylinders_truth(0.3, 0.5, 0.1, 0.2, centre)
