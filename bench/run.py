@@ -74,7 +74,8 @@ class Config:
     quick : bool
         The short configuration.
     extras : bool
-        Also run issue 10's single-call and node start-up measurements (bench/issue10.py).
+        Also run issue 10's single-call and node start-up measurements (bench/issue10.py) and
+        the contact suite (bench/contact_suite.py).
 
     """
 
@@ -613,7 +614,7 @@ def run_benchmark(config, progress=None):
         if progress is not None:
             progress('issue 10 extras: single calls, planner batches, node start-up')
         results.extras = issue10.measure_extras(config.quick)
-    if core is not None:
+    if config.extras and core is not None:
         if progress is not None:
             progress('contact suite: the answer contract at exact contacts, every entry point')
         results.contact = contact_suite.measure(config.quick, config.seed)
