@@ -33,7 +33,7 @@ import time
 
 import numpy
 
-from . import peer_targets, peers, reference, report, scenes
+from . import contact_suite, peer_targets, peers, reference, report, scenes
 from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
@@ -76,7 +76,7 @@ class Config:
         The short configuration.
     extras : bool
         Also run the single-call, planner-batch and node start-up measurements of the peer
-        targets (bench/peer_targets.py).
+        targets (bench/peer_targets.py) and the contact suite (bench/contact_suite.py).
 
     """
 
@@ -140,6 +140,9 @@ class Results:
         Methods that could not run, and why.
     elapsed_s : float
         Wall time of the run.
+    contact : dict or None
+        The contact suite's answers checked and violations per entry point
+        (``contact_suite.measure``).
 
     """
 
@@ -153,6 +156,7 @@ class Results:
     missing: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
     extras: dict = field(default_factory=dict)
+    contact: object = None
 
 
 def scene_specs(config, shape, size):
@@ -611,6 +615,10 @@ def run_benchmark(config, progress=None):
         if progress is not None:
             progress('peer targets: single calls, planner batches, node start-up')
         results.extras = peer_targets.measure_extras(config.quick)
+    if config.extras and core is not None:
+        if progress is not None:
+            progress('contact suite: the answer contract at exact contacts, every entry point')
+        results.contact = contact_suite.measure(config.quick, config.seed)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -30,9 +30,9 @@ import os
 
 from .claims import section_claims
 from .plots import write_plots
-from .sections import (section_accuracy, section_builds, section_counters, section_figures,
-                       section_headline, section_peer_targets, section_planner_checks,
-                       section_profile, section_setup)
+from .sections import (section_accuracy, section_builds, section_contact, section_counters,
+                       section_figures, section_headline, section_peer_targets,
+                       section_planner_checks, section_profile, section_setup)
 from .table import num, sci, Table, us, verdict, write_csv
 from .targets import section_targets
 
@@ -70,6 +70,7 @@ def render_report(results, figures):
         section_claims(results, table),
         section_headline(results, table),
         section_accuracy(results, table),
+        section_contact(results),
         section_counters(table),
         section_profile(results, table),
         section_builds(results),

@@ -117,6 +117,15 @@ def section_planner_checks(results, table):
     return planner_checks.section(rows, verdict)
 
 
+def section_contact(results):
+    """Return the contact suite's counts per entry point (bench/contact_suite.py), or ''."""
+    contact = getattr(results, 'contact', None)
+    if not contact:
+        return ''
+    # The suite's own report, one heading level down.
+    return contact['markdown'].replace('# Contact suite', '## Contact suite', 1)
+
+
 def section_headline(results, table):
     """Headline tables: sizes x configurations on the headline scene, tracked and cold."""
     methods = table.present(PEER_ORDER)

@@ -101,8 +101,11 @@ def separated_beyond(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index
         if count == 4 or v2 <= contact2 or v2 <= threshold * abs(threshold):
             return False, count
         length = math.sqrt(v2)
-        # |v| stopped decreasing (round-off at the exact answer) or the cap: |v| decides.
-        if (previous2 >= 0.0 and v2 >= previous2) or counters[0] >= GJK_MAX_ITERATIONS:
+        # |v| stopped decreasing (round-off at the exact answer, or a near-degenerate simplex
+        # whose solve jumped away): the best |v| seen decides, as in gjk().
+        if previous2 >= 0.0 and v2 >= previous2:
+            return math.sqrt(previous2) > threshold, count
+        if counters[0] >= GJK_MAX_ITERATIONS:
             return length > threshold, count
         counters[0] += 1
         r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],

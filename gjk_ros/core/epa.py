@@ -43,15 +43,14 @@ import numpy as np
 from ._jit import njit
 from .gjk import minkowski_support
 from .scene import B_KIND, B_VCOUNT, B_VSTART
-from .simplex import solve_triangle
-from .support import KIND_CYLINDER
-from .tolerances import (COPLANAR_COSINE, EPA_MAX_FACES, EPA_MAX_VERTICES,
-                         EPA_TRACK_MAX_VERTICES,
-                         EPA_VISIBLE_REL)
+from .simplex import solve_segment, solve_simplex, solve_triangle
+from .support import KIND_POLYTOPE
+from .tolerances import (EPA_MAX_FACES, EPA_MAX_VERTICES, EPA_TRACK_MAX_VERTICES,
+                         EPA_VISIBLE_REL, FOOT_STEPS, FOOT_TILT, WITNESS_REL)
 
 __all__ = ['EPA_DONE', 'EPA_CAPPED', 'EPA_DEGENERATE', 'EPA_FLAT', 'epa_workspace', 'epa_seed',
-           'epa_restore', 'epa_expand', 'epa_witness', 'epa_store', 'epa_store_arrays',
-           'epa_vertex_count']
+           'epa_restore', 'epa_expand', 'epa_witness', 'epa_cover_foot', 'epa_store',
+           'epa_store_arrays', 'epa_vertex_count']
 
 EPA_DONE = 0        # the closest face is a facet of A - B: exact
 EPA_CAPPED = 1      # out of vertices or faces: the depth is a bound (error_bound says how tight)
@@ -452,49 +451,81 @@ def _face_weights(ep, f):
 @njit
 def _containing_face(ep, f, scale):
     """
-    Return the face, among f and the faces coplanar with it, containing the origin's projection.
+    Return the face, among f and the faces whose foot point is f's, containing its own foot.
 
     Facets of A - B are often polygons (an edge-edge facet is a parallelogram) which EPA holds
-    as several coplanar triangles; the closest-face search picks any of them, and the witness
-    points must come from the one the projection falls in. Returns f when none does (then the
-    closest point of f itself is used).
+    as several coplanar triangles, and on a smooth body neighbouring faces differ by 1e-13 of
+    the scale in distance; the closest-face search picks any of them, and the witness points
+    must come from one the foot point falls in. A face qualifies when its own foot point is
+    within ``WITNESS_REL`` of the scale of f's (the opposite face of a symmetric A - B ties in
+    distance, not in foot point). Returns f when none contains it (then the closest point of f
+    itself is used).
     """
     mask, vx, vy, vz = _face_weights(ep, f)
     if mask == 7:
         return f
     planes, alive = ep[EP_PLANES], ep[EP_ALIVE]
-    tolerance = 16.0 * EPA_VISIBLE_REL * scale
-    best, best_gap = f, math.inf
+    reach2 = (WITNESS_REL * scale) ** 2
     px, py, pz = planes[f, 3] * planes[f, 0], planes[f, 3] * planes[f, 1], \
         planes[f, 3] * planes[f, 2]
     for g in range(ep[EP_STATE][ST_SLOTS]):
-        if not alive[g] or g == f or abs(planes[g, 3] - planes[f, 3]) > tolerance:
+        if not alive[g] or g == f:
             continue
-        # Same distance is not enough: on a symmetric A - B the opposite face ties too.
-        alignment = (planes[g, 0] * planes[f, 0] + planes[g, 1] * planes[f, 1]
-                     + planes[g, 2] * planes[f, 2])
-        if alignment < COPLANAR_COSINE:
+        qx, qy, qz = planes[g, 3] * planes[g, 0], planes[g, 3] * planes[g, 1], \
+            planes[g, 3] * planes[g, 2]
+        if (qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2 > reach2:
             continue
-        mask, vx, vy, vz = _face_weights(ep, g)
-        gap = (vx - px) ** 2 + (vy - py) ** 2 + (vz - pz) ** 2
-        if mask == 7:
+        if _face_weights(ep, g)[0] == 7:
             return g
-        if gap < best_gap:
-            best, best_gap = g, gap
-    return best if best_gap < math.inf else f
+    return f
+
+
+@njit
+def _nearest_to_foot(ep, g, fx, fy, fz):
+    """
+    Replace face g's weights by an edge's when that combination lands nearer the foot point f.
+
+    On a sliver face the barycentric weights of the foot point are ill-conditioned, and their
+    combination of the vertices missed it by 1e-7 of the bodies' size; ``witness_b - witness_a``
+    is minus that combination, so it must be the foot point. The closest point to f of each edge
+    is well-conditioned and within the sliver's height of f: the nearest of the four wins.
+    Returns its squared distance from f (the witnesses' miss).
+    """
+    w, weights, face = ep[EP_POINTS][0], ep[EP_WEIGHTS], ep[EP_FACES][g]
+    ex = ey = ez = 0.0
+    for s in range(3):
+        ex += weights[0, s] * w[face[s], 0]
+        ey += weights[0, s] * w[face[s], 1]
+        ez += weights[0, s] * w[face[s], 2]
+    best = (ex - fx) ** 2 + (ey - fy) ** 2 + (ez - fz) ** 2
+    for e in range(3):
+        i, j = face[e], face[(e + 1) % 3]
+        m, li, lj, qx, qy, qz = solve_segment(w[i, 0] - fx, w[i, 1] - fy, w[i, 2] - fz,
+                                              w[j, 0] - fx, w[j, 1] - fy, w[j, 2] - fz)
+        miss = qx * qx + qy * qy + qz * qz
+        if miss < best:
+            best = miss
+            weights[0, e], weights[0, (e + 1) % 3], weights[0, (e + 2) % 3] = li, lj, 0.0
+    return best
 
 
 @njit
 def epa_witness(ep, f, scale):
     """
-    Return the witness points (A frame) of the closest face f.
+    Return the witness points (A frame) of the closest face f, and their squared miss.
 
     They are the origin's projection ``d n`` onto the face plane, in barycentric weights of the
     face (or of the coplanar face containing it), applied to the vertices' points on A and on B.
+    The miss is the squared distance between ``d n`` and that combination: it is large only
+    when the origin lies outside the face, which happens at a smooth contact, where the origin
+    is on the boundary of A - B and may lie just outside the inscribed polytope.
     """
     points, weights = ep[EP_POINTS], ep[EP_WEIGHTS]
     g = _containing_face(ep, f, scale)
     _face_weights(ep, g)
+    plane = ep[EP_PLANES][f]
+    miss2 = _nearest_to_foot(ep, g, plane[3] * plane[0], plane[3] * plane[1],
+                             plane[3] * plane[2])
     face = ep[EP_FACES][g]
     ax = ay = az = bx = by = bz = 0.0
     for s in range(3):
@@ -505,7 +536,70 @@ def epa_witness(ep, f, scale):
         bx += lam * points[2, v, 0]
         by += lam * points[2, v, 1]
         bz += lam * points[2, v, 2]
-    return ax, ay, az, bx, by, bz
+    return ax, ay, az, bx, by, bz, miss2
+
+
+@njit
+def _set_foot_point(work, slot, ax, ay, az, bx, by, bz, fx, fy, fz):
+    """Store the points a, b and a - b - foot as simplex point ``slot`` of ``work``."""
+    work[0, slot, 0], work[0, slot, 1], work[0, slot, 2] = ax - bx - fx, ay - by - fy, az - bz - fz
+    work[1, slot, 0], work[1, slot, 1], work[1, slot, 2] = ax, ay, az
+    work[2, slot, 0], work[2, slot, 1], work[2, slot, 2] = bx, by, bz
+
+
+@njit
+def epa_cover_foot(geom_a, body_a, geom_b, body_b, rel, ep, f, witnesses, hill_climb, counters,
+                   scale):
+    """
+    Move the witnesses towards the foot point d n of face f; return them and their squared miss.
+
+    On a smooth body the facet of A - B along n (a cylinder's cap disc) is wider than P's face,
+    and the foot may lie outside P near its rim. GJK's own loop then runs on that facet with the
+    foot as the origin: the facet's point farthest towards the foot is the support along n
+    tilted towards it (``FOOT_TILT``), and the closest point to the foot of the triangle of the
+    current point and the last two supports is a combination of points on A and B. The work
+    rows are three free vertex rows of P (P is not changed). ``witnesses`` is ``epa_witness``'s
+    answer.
+    """
+    ax, ay, az, bx, by, bz, miss2 = witnesses
+    plane = ep[EP_PLANES][f]
+    fx, fy, fz = plane[3] * plane[0], plane[3] * plane[1], plane[3] * plane[2]
+    reach2 = (WITNESS_REL * scale) ** 2
+    # work[:, s] is simplex point s: its w - foot, a and b, in three free vertex rows of P.
+    base = ep[EP_STATE][ST_VERTICES]
+    if base + 3 > EPA_MAX_VERTICES:
+        return witnesses
+    work, weights = ep[EP_POINTS][:, base:base + 3], ep[EP_WEIGHTS][1]
+    _set_foot_point(work, 0, ax, ay, az, bx, by, bz, fx, fy, fz)
+    count = 1
+    for _ in range(FOOT_STEPS):
+        if miss2 <= reach2:
+            break
+        tilt = FOOT_TILT / math.sqrt(miss2)
+        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel,
+                              plane[0] - tilt * (ax - bx - fx), plane[1] - tilt * (ay - by - fy),
+                              plane[2] - tilt * (az - bz - fz), 0, 0, hill_climb, counters)
+        _set_foot_point(work, count, r[1], r[2], r[3], r[8], r[9], r[10], fx, fy, fz)
+        mask, vx, vy, vz = solve_simplex(work[0], count + 1, weights)
+        if vx * vx + vy * vy + vz * vz >= miss2:
+            break
+        miss2 = vx * vx + vy * vy + vz * vz
+        ax = ay = az = bx = by = bz = 0.0
+        kept = 0
+        for i in range(count + 1):
+            ax += weights[i] * work[1, i, 0]
+            ay += weights[i] * work[1, i, 1]
+            az += weights[i] * work[1, i, 2]
+            bx += weights[i] * work[2, i, 0]
+            by += weights[i] * work[2, i, 1]
+            bz += weights[i] * work[2, i, 2]
+            if mask & (1 << i):
+                for layer in range(3):
+                    for c in range(3):
+                        work[layer, kept, c] = work[layer, i, c]
+                kept += 1
+        count = min(kept, 2)
+    return ax, ay, az, bx, by, bz, miss2
 
 
 @njit
@@ -559,7 +653,7 @@ def epa_restore(geom_a, body_a, geom_b, body_b, rel, store, k, ep, scale):
     """
     sizes, store_ids, store_faces, store_adj = store
     vertices, count = sizes[k, 0], sizes[k, 1]
-    if vertices < 4 or body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER:
+    if vertices < 4 or body_a[B_KIND] != KIND_POLYTOPE or body_b[B_KIND] != KIND_POLYTOPE:
         return False
     _reset(ep)
     verts_a, verts_b = geom_a[0], geom_b[0]

@@ -30,7 +30,7 @@ smooth body); ``weights`` (4,): the barycentric weights;
 from ._jit import njit
 from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
 from .simplex import solve_simplex
-from .support import body_support, KIND_CYLINDER
+from .support import body_support, KIND_POLYTOPE
 from .tolerances import CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL
 
 __all__ = ['GJK_SEPARATED', 'GJK_CONTACT', 'GJK_MAX_ITERATIONS_HIT', 'gjk', 'minkowski_support',
@@ -43,7 +43,8 @@ GJK_MAX_ITERATIONS_HIT = 2
 
 @njit(inline=True)
 def is_smooth(body_a, body_b):
-    return body_a[B_KIND] == KIND_CYLINDER or body_b[B_KIND] == KIND_CYLINDER
+    """Return True when either body has a smooth support (no vertex ids, linear convergence)."""
+    return body_a[B_KIND] != KIND_POLYTOPE or body_b[B_KIND] != KIND_POLYTOPE
 
 
 @njit(inline=True)
@@ -121,14 +122,14 @@ def load_simplex(geom_a, body_a, geom_b, body_b, rel, cache_count, cache_index, 
     for s in range(count):
         index_a = cache_index[s, 0]
         index_b = cache_index[s, 1]
-        if body_a[B_KIND] == KIND_CYLINDER:
+        if body_a[B_KIND] != KIND_POLYTOPE:
             ax, ay, az = cache_local[s, 0, 0], cache_local[s, 0, 1], cache_local[s, 0, 2]
         elif 0 <= index_a < body_a[B_VCOUNT]:
             r = body_a[B_VSTART] + index_a
             ax, ay, az = verts_a[r, 0], verts_a[r, 1], verts_a[r, 2]
         else:
             return 0
-        if body_b[B_KIND] == KIND_CYLINDER:
+        if body_b[B_KIND] != KIND_POLYTOPE:
             lx, ly, lz = cache_local[s, 1, 0], cache_local[s, 1, 1], cache_local[s, 1, 2]
         elif 0 <= index_b < body_b[B_VCOUNT]:
             r = body_b[B_VSTART] + index_b
@@ -181,33 +182,39 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
                            r[6], r[7], r[8], r[9], r[10])
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
         count = 1
-    previous2 = -1.0
-    gap = 0.0
-    vx, vy, vz = 0.0, 0.0, 0.0
+    # The last accepted v, its squared length and G-test value: the answer when no progress.
+    previous2, gap = -1.0, 0.0
+    px = py = pz = 0.0
     while True:
-        # Step 2: best_simplex. Reduce the simplex to the sub-simplex nearest the origin.
+        # Step 2: best_simplex. Reduce the simplex to the sub-simplex nearest the origin; the
+        # last accepted simplex is w[:count - 1] with the weights saved here.
+        l0, l1, l2, l3 = weights[0], weights[1], weights[2], weights[3]
         mask, vx, vy, vz = solve_simplex(simplex[0], count, weights)
-        count = _compact(simplex, simplex_index, weights, count, mask)
         v2 = vx * vx + vy * vy + vz * vz
-        if count == 4 or v2 <= contact2:
+        if mask == 15 or v2 <= contact2:
+            count = _compact(simplex, simplex_index, weights, count, mask)
             return GJK_CONTACT, count, vx, vy, vz, 0.0
-        # Round-off can stop |v| from decreasing once the answer is exact: stop there.
+        # Step 3: |v| must decrease (GJK88 theorem 2). When round-off stops it, the previous v
+        # is the best seen: return it with its own simplex, weights and G-test value, so that
+        # the witnesses are its own and [|v| - gap / |v|, |v|] still holds the distance.
         if previous2 >= 0.0 and v2 >= previous2:
-            return GJK_SEPARATED, count, vx, vy, vz, gap
-        if counters[0] >= GJK_MAX_ITERATIONS:
-            return GJK_MAX_ITERATIONS_HIT, count, vx, vy, vz, gap
+            weights[0], weights[1], weights[2], weights[3] = l0, l1, l2, l3
+            return GJK_SEPARATED, count - 1, px, py, pz, gap
+        count = _compact(simplex, simplex_index, weights, count, mask)
         counters[0] += 1
-        # Step 3: the support point along -v, and Cameron's G-test g(v) = v.v - v.w.
+        # Step 4: the support point along -v, and Cameron's G-test g(v) = v.v - v.w.
         r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
                               seeds[1], hill_climb, counters)
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
         wx, wy, wz = r[1] - r[8], r[2] - r[9], r[3] - r[10]
         gap = v2 - (vx * wx + vy * wy + vz * wz)
-        # Step 4: exact for polytopes when the support vertex pair repeats; otherwise relative.
+        # Step 5: exact for polytopes when the support vertex pair repeats; otherwise relative.
         if gap <= tolerance * v2 or _in_simplex(simplex_index, count, r[0], r[4]):
             return GJK_SEPARATED, count, vx, vy, vz, gap
-        # Step 5: refine_simplex. Add the new point and iterate.
+        if counters[0] >= GJK_MAX_ITERATIONS:
+            return GJK_MAX_ITERATIONS_HIT, count, vx, vy, vz, gap
+        # Step 6: refine_simplex. Add the new point and iterate.
         set_simplex_vertex(simplex, simplex_index, count, r[0], r[1], r[2], r[3], r[4], r[5],
                            r[6], r[7], r[8], r[9], r[10])
         count += 1
-        previous2 = v2
+        previous2, px, py, pz = v2, vx, vy, vz

@@ -17,7 +17,9 @@ Convex bodies: hull vertices plus the vertex adjacency graph, built once.
 
 A ``ConvexPolytope`` is the convex hull of a point set, optionally swept by a sphere of
 ``radius`` (so a sphere is a point plus a radius and a capsule a segment plus a radius: exact, not
-tessellated), or a z-axis cylinder with an exact support function. Degenerate point sets are valid
+tessellated), or a smooth primitive with an exact support function (a z-axis cylinder or cone, an
+ellipsoid), or a half-space (z <= 0 of its frame: a table, a floor, a wall), which the queries
+measure in closed form. Degenerate point sets are valid
 convex geometry: a single point, a segment and a flat polygon get the vertex graph of what they
 are (no vertex, one edge, a cycle), so hill climbing stays correct on them.
 
@@ -30,12 +32,14 @@ import math
 
 import numpy as np
 
-from .support import KIND_CYLINDER, KIND_POLYTOPE, SEED_DIRECTIONS
+from .support import (KIND_CONE, KIND_CYLINDER, KIND_ELLIPSOID, KIND_HALF_SPACE, KIND_POLYTOPE,
+                      SEED_DIRECTIONS, support_cone, support_cylinder, support_ellipsoid)
 from .tolerances import DEGENERATE_EXTENT_REL, HILL_CLIMB_MIN_VERTICES
 
 __all__ = ['ConvexPolytope']
 
-_KIND_NAMES = {KIND_POLYTOPE: 'polytope', KIND_CYLINDER: 'cylinder'}
+_KIND_NAMES = {KIND_POLYTOPE: 'polytope', KIND_CYLINDER: 'cylinder', KIND_CONE: 'cone',
+               KIND_ELLIPSOID: 'ellipsoid', KIND_HALF_SPACE: 'half_space'}
 _next_key = itertools.count(1)
 
 
@@ -161,7 +165,7 @@ class ConvexPolytope:
     radius : float
         Sweep radius: the body is the core shape grown by a ball of this radius.
     kind : str
-        'polytope' or 'cylinder'.
+        'polytope', 'cylinder', 'cone', 'ellipsoid' or 'half_space'.
     bounding_center : (3,) float
         Centre of a bounding sphere, body frame.
     bounding_radius : float
@@ -265,6 +269,39 @@ class ConvexPolytope:
         offsets, indices = _csr_from_edges(2, [[0, 1]])
         return cls(caps, offsets, indices, kind=KIND_CYLINDER, cylinder=(radius, half))
 
+    @classmethod
+    def cone(cls, radius, length):
+        """Cone along z, centred: base disc of ``radius`` at -length/2, apex at +length/2."""
+        radius = _check_length(radius, 'radius')
+        half = _check_length(length, 'length') / 2.0
+        ends = np.array([[0.0, 0.0, -half], [0.0, 0.0, half]])
+        offsets, indices = _csr_from_edges(2, [[0, 1]])
+        return cls(ends, offsets, indices, kind=KIND_CONE, cylinder=(radius, half))
+
+    @classmethod
+    def ellipsoid(cls, semi_axes):
+        """Ellipsoid centred at the origin with the given (3,) semi-axes along x, y, z (exact)."""
+        axes = np.array(semi_axes, dtype=np.float64).reshape(-1)
+        if axes.shape != (3,):
+            raise ValueError(f'semi_axes: expected 3 values, got {axes.size}')
+        for axis, value in zip('xyz', axes):
+            _check_length(value, f'semi_axes.{axis}')
+        # The axis end points, in the order the support function reads the semi-axes from.
+        ends = np.concatenate([np.diag(axes), -np.diag(axes)])[[0, 3, 1, 4, 2, 5]]
+        offsets, indices = _csr_from_edges(6, [])
+        return cls(ends, offsets, indices, kind=KIND_ELLIPSOID)
+
+    @classmethod
+    def half_space(cls):
+        """
+        Return the half-space z <= 0 of the body frame (outward normal +z): a table, a floor.
+
+        Its pose places the plane: any plane ``n . x <= c`` is this body at a pose whose z axis
+        is n and whose origin lies on the plane. Distances to it are exact (closed form).
+        """
+        offsets, indices = _csr_from_edges(1, [])
+        return cls(np.zeros((1, 3)), offsets, indices, kind=KIND_HALF_SPACE)
+
     # Properties --------------------------------------------------------------------------------
 
     @property
@@ -317,11 +354,15 @@ class ConvexPolytope:
         length = float(np.linalg.norm(d))
         if not math.isfinite(length) or length == 0.0:
             raise ValueError('direction must be a finite non-zero (3,) vector')
-        if self._kind == KIND_CYLINDER:
-            r, h = self._cylinder
-            rho = math.hypot(d[0], d[1])
-            rim = (r * d[0] / rho, r * d[1] / rho) if rho > 0.0 else (0.0, 0.0)
-            core = np.array([rim[0], rim[1], h if d[2] >= 0.0 else -h])
+        if self._kind == KIND_HALF_SPACE:
+            if d[0] != 0.0 or d[1] != 0.0 or d[2] <= 0.0:
+                raise ValueError('a half-space has a support point only along its normal +z')
+            core = np.zeros(3)
+        elif self._kind in (KIND_CYLINDER, KIND_CONE):
+            mapping = support_cylinder if self._kind == KIND_CYLINDER else support_cone
+            core = np.array(mapping(*self._cylinder, *d))
+        elif self._kind == KIND_ELLIPSOID:
+            core = np.array(support_ellipsoid(*np.abs(self._vertices[[0, 2, 4], [0, 1, 2]]), *d))
         else:
             core = self._vertices[int(np.argmax(self._vertices @ d))].copy()
         return core + self._radius * d / length
@@ -333,7 +374,9 @@ class ConvexPolytope:
     # Kernel data -------------------------------------------------------------------------------
 
     def _bounding_sphere(self):
-        if self._kind == KIND_CYLINDER:
+        if self._kind == KIND_HALF_SPACE:
+            return np.zeros(3), math.inf
+        if self._kind in (KIND_CYLINDER, KIND_CONE):
             r, h = self._cylinder
             return np.zeros(3), math.hypot(r, h) + self._radius
         low, high = self._vertices.min(axis=0), self._vertices.max(axis=0)

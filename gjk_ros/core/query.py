@@ -33,14 +33,17 @@ import numpy as np
 
 from ._jit import njit
 from .cache import unpack_cache
-from .epa import (EP_PLANES, EPA_CAPPED, EPA_DONE, epa_expand, EPA_FLAT, epa_restore,
-                  epa_seed, epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
+from .epa import (EP_PLANES, EP_POINTS, EP_WEIGHTS, EPA_CAPPED, epa_cover_foot, EPA_DONE,
+                  epa_expand, EPA_FLAT, epa_restore, epa_seed,
+                  epa_store as epa_store_polytope, epa_vertex_count, epa_witness,
                   epa_workspace)
-from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex
-from .scene import B_BOUND, B_SWEEP, layout, numpy_view, packed_body, view
+from .gjk import gjk, GJK_CONTACT, GJK_MAX_ITERATIONS_HIT, is_smooth, load_simplex, to_a_frame
+from .scene import (B_BOUND, B_CYL_H, B_CYL_R, B_KIND, B_SWEEP, layout, numpy_view, packed_body,
+                    view)
 from .status import Status
-from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, ROTATION_TOLERANCE, SCALE_FLOOR,
-                         TOUCHING_REL)
+from .support import body_support, KIND_CYLINDER, KIND_HALF_SPACE
+from .tolerances import (EPA_POLYTOPE_REL, EPA_SMOOTH_REL, PARALLEL_SINE, ROTATION_TOLERANCE,
+                         SCALE_FLOOR, TOUCHING_REL, WITNESS_REL)
 
 __all__ = ['query_pair', 'query_posed', 'workspace', 'output_arrays', 'scratch_buffer',
            'out_buffer', 'out_views', 'MODE_HILL_CLIMB', 'MODE_TRACKING']
@@ -96,8 +99,10 @@ def _write_row(values, status, counts, k, pose_a, body_a, body_b, core_distance,
     distance = core_distance - ra - rb
     ax, ay, az = ax + ra * nx, ay + ra * ny, az + ra * nz
     bx, by, bz = bx - rb * nx, by - rb * ny, bz - rb * nz
+    # A certified status never contradicts the truth, which lies in [distance - bound,
+    # distance]: SEPARATED needs that interval above 0, otherwise the bodies may touch.
     if outcome == SEPARATED:
-        if abs(distance) <= TOUCHING_REL * scale:
+        if abs(distance) <= TOUCHING_REL * scale or (distance > 0.0 and distance <= bound):
             outcome = TOUCHING
         elif distance < 0.0:
             outcome = PENETRATING
@@ -143,14 +148,35 @@ def _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex
 
 
 @njit
-def _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face, gap,
-                     counters, scale):
-    """Write EPA's answer: depth = distance of the closest face, normal = its outward normal."""
+def _penetration_row(geom_a, body_a, geom_b, body_b, rel, values, status, counts, k, pose_a, ep,
+                     outcome, face, gap, hill_climb, counters, scale, simplex, weights, count):
+    """
+    Write EPA's answer: depth = distance of the closest face, normal = its outward normal.
+
+    Returns False, having written nothing, when the face's witnesses miss its foot point by more
+    than ``WITNESS_REL`` of the scale and no GJK contact simplex (``count`` 0) can replace them.
+    GJK's contact simplex has a point within ``CONTACT_REL`` of the scale of the origin, with
+    witnesses of its own: at a contact (depth 0 within round-off), the only place the face's
+    can miss (see ``epa_witness``), the pair that misses less is written.
+    """
     plane = ep[EP_PLANES][face]
-    ax, ay, az, bx, by, bz = epa_witness(ep, face, scale)
+    ax, ay, az, bx, by, bz, miss2 = epa_witness(ep, face, scale)
+    if miss2 > (WITNESS_REL * scale) ** 2:
+        ax, ay, az, bx, by, bz, miss2 = epa_cover_foot(
+            geom_a, body_a, geom_b, body_b, rel, ep, face, (ax, ay, az, bx, by, bz, miss2),
+            hill_climb, counters, scale)
+    if miss2 > (WITNESS_REL * scale) ** 2:
+        if count == 0:
+            return False
+        # The nearer of the two to the foot point d n (d n = b - a would be exact).
+        sx, sy, sz, tx, ty, tz = _simplex_witnesses(simplex, weights, count)
+        fx, fy, fz = -plane[3] * plane[0], -plane[3] * plane[1], -plane[3] * plane[2]
+        if (tx - sx - fx) ** 2 + (ty - sy - fy) ** 2 + (tz - sz - fz) ** 2 < miss2:
+            ax, ay, az, bx, by, bz = sx, sy, sz, tx, ty, tz
     result = SEPARATED if outcome == EPA_DONE else MAX_ITERATIONS
     _write_row(values, status, counts, k, pose_a, body_a, body_b, -plane[3], plane[0], plane[1],
                plane[2], ax, ay, az, bx, by, bz, result, gap, counters, scale)
+    return True
 
 
 @njit
@@ -165,9 +191,10 @@ def _tracked_penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, epa_sto
         restored = epa_vertex_count(ep)
         outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                         counters, scale, tolerance)
-        if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0:
-            _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome,
-                             face, gap, counters, scale)
+        if outcome == EPA_DONE and ep[EP_PLANES][face, 3] >= 0.0 and _penetration_row(
+                geom_a, body_a, geom_b, body_b, rel, values, status, counts, k, pose_a, ep,
+                outcome, face, gap, hill_climb, counters, scale, ep[EP_POINTS],
+                ep[EP_WEIGHTS][0], 0):
             if epa_vertex_count(ep) != restored:  # unchanged topology: the stored copy holds
                 epa_store_polytope(ep, epa_store, k)
             return True
@@ -189,8 +216,9 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
     outcome, face, gap = epa_expand(geom_a, body_a, geom_b, body_b, rel, ep, hill_climb,
                                     counters, scale, tolerance)
     if outcome == EPA_DONE or outcome == EPA_CAPPED:
-        _penetration_row(values, status, counts, k, pose_a, body_a, body_b, ep, outcome, face,
-                         gap, counters, scale)
+        _penetration_row(geom_a, body_a, geom_b, body_b, rel, values, status, counts, k,
+                         pose_a, ep, outcome, face, gap, hill_climb, counters, scale, simplex,
+                         weights, count)
         if tracking and outcome == EPA_DONE:
             epa_store_polytope(ep, epa_store, k)
         return
@@ -199,6 +227,101 @@ def _penetration(geom_a, body_a, geom_b, body_b, pose_a, rel, k, simplex, simple
     ax, ay, az, bx, by, bz = _simplex_witnesses(simplex, weights, count)
     _write_row(values, status, counts, k, pose_a, body_a, body_b, 0.0, 1.0, 0.0, 0.0,
                ax, ay, az, bx, by, bz, DEGENERATE, 2.0 * scale, counters, scale)
+
+
+@njit
+def _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                    hill_climb, counters, seeds):
+    """
+    Signed distance between a half-space and a body, in closed form (no GJK, no EPA).
+
+    A half-space ``{x : n . x <= c}`` (z <= 0 of its frame) is unbounded, so A - B has no
+    support along most directions. Its distance from a convex body is exact without iterating:
+    the body point deepest along -n is ``s = s_body(-n)``, and the signed distance is
+    ``n . s - c`` (the body's support value; Drake's and coal's half-space pairs do the same).
+    The normal from A to B is n when A is the half-space, -n when B is; the witness on the plane
+    is ``s`` projected onto it. Two half-spaces are never apart unless opposite and disjoint,
+    and then the distance is not a body's: DEGENERATE, with an infinite bound.
+    """
+    counters[1] += 1
+    # The length scale: the body's bound and the plane's distance from A's frame origin, whose
+    # round-off enters the distance.
+    reach = math.sqrt(rel[0, 3] ** 2 + rel[1, 3] ** 2 + rel[2, 3] ** 2)
+    scale = max(body_a[B_BOUND] if body_b[B_KIND] == KIND_HALF_SPACE else body_b[B_BOUND],
+                SCALE_FLOOR) + reach
+    if body_a[B_KIND] == KIND_HALF_SPACE and body_b[B_KIND] == KIND_HALF_SPACE:
+        _write_row(values, status, counts, k, pose_a, body_a, body_b, 0.0, 1.0, 0.0, 0.0, 0.0,
+                   0.0, 0.0, 0.0, 0.0, 0.0, DEGENERATE, math.inf, counters, 1.0)
+        return
+    if body_a[B_KIND] == KIND_HALF_SPACE:
+        # n = +z of A's frame; B's deepest point along -n, direction turned into B's frame.
+        index, lx, ly, lz, steps = body_support(geom_b, body_b, -rel[2, 0], -rel[2, 1],
+                                                -rel[2, 2], seeds[1], hill_climb)
+        seeds[1] = max(index, 0)
+        bx, by, bz = to_a_frame(rel, lx, ly, lz)
+        counters[2] += steps
+        _write_row(values, status, counts, k, pose_a, body_a, body_b, bz, 0.0, 0.0, 1.0,
+                   bx, by, 0.0, bx, by, bz, SEPARATED, 0.0, counters, scale)
+        return
+    # n = B's +z in A's frame, c = n . (B's origin); A's deepest point along -n.
+    nx, ny, nz = rel[0, 2], rel[1, 2], rel[2, 2]
+    index, ax, ay, az, steps = body_support(geom_a, body_a, -nx, -ny, -nz, seeds[0], hill_climb)
+    seeds[0] = max(index, 0)
+    counters[2] += steps
+    d = nx * (ax - rel[0, 3]) + ny * (ay - rel[1, 3]) + nz * (az - rel[2, 3])
+    _write_row(values, status, counts, k, pose_a, body_a, body_b, d, -nx, -ny, -nz, ax, ay, az,
+               ax - d * nx, ay - d * ny, az - d * nz, SEPARATED, 0.0, counters, scale)
+
+
+@njit(inline=True)
+def _parallel_cylinders(body_a, body_b, rel):
+    """Return True when both bodies are cylinders whose axes agree to ``PARALLEL_SINE``."""
+    return (body_a[B_KIND] == KIND_CYLINDER and body_b[B_KIND] == KIND_CYLINDER
+            and rel[0, 2] ** 2 + rel[1, 2] ** 2 <= PARALLEL_SINE ** 2)
+
+
+@njit
+def _overlap_middle(low_a, high_a, low_b, high_b):
+    """Return the middle of the overlap of two intervals (of the gap between them if none)."""
+    return 0.5 * (max(low_a, low_b) + min(high_a, high_b))
+
+
+@njit
+def _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts, counters,
+                            scale):
+    """
+    Signed distance of two cylinders with parallel axes, in closed form.
+
+    A - B is then a cylinder too, of radius ``R = r_a + r_b`` and half length ``H = h_a + h_b``
+    about B's centre c (A frame, A's axis z). With ``dr = |c_xy| - R`` and ``dz = |c_z| - H``:
+    inside both (overlap) the depth is the smaller of ``-dr`` and ``-dz``, along the radial or
+    the axial direction; apart, the distance is ``hypot(dr, dz)`` over the positive ones. The
+    witnesses lie on the contact region: the middle of the overlap of the two discs (axial) or
+    of the two height intervals (radial), and A's rim or cap on the other coordinate.
+    """
+    ra, ha, rb, hb = body_a[B_CYL_R], body_a[B_CYL_H], body_b[B_CYL_R], body_b[B_CYL_H]
+    cx, cy, cz = rel[0, 3], rel[1, 3], rel[2, 3]
+    rho = math.sqrt(cx * cx + cy * cy)
+    ux, uy = (cx / rho, cy / rho) if rho > 0.0 else (1.0, 0.0)
+    side = 1.0 if cz >= 0.0 else -1.0
+    dr, dz = rho - (ra + rb), abs(cz) - (ha + hb)
+    # Radial and axial components of the normal (from A to B).
+    if dr > 0.0 and dz > 0.0:
+        distance = math.sqrt(dr * dr + dz * dz)
+        nr, nz = dr / distance, side * dz / distance
+    elif dr > dz:
+        distance, nr, nz = dr, 1.0, 0.0
+    else:
+        distance, nr, nz = dz, 0.0, side
+    # A's witness: its rim along u where the normal has a radial part, else the middle of the
+    # discs' overlap; its cap where the normal has an axial part, else the heights' overlap.
+    radial = ra if nr > 0.0 else _overlap_middle(-ra, ra, rho - rb, rho + rb)
+    height = side * ha if nz != 0.0 else _overlap_middle(-ha, ha, cz - hb, cz + hb)
+    ax, ay, az = radial * ux, radial * uy, height
+    nx, ny = nr * ux, nr * uy
+    _write_row(values, status, counts, k, pose_a, body_a, body_b, distance, nx, ny, nz,
+               ax, ay, az, ax + distance * nx, ay + distance * ny, az + distance * nz,
+               SEPARATED, 0.0, counters, scale)
 
 
 @njit(inline=True)
@@ -222,6 +345,18 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
         epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0
         cache_seeds[k, 0], cache_seeds[k, 1] = 0, 0
     seeds[0], seeds[1] = cache_seeds[k, 0], cache_seeds[k, 1]
+    if body_a[B_KIND] == KIND_HALF_SPACE or body_b[B_KIND] == KIND_HALF_SPACE:
+        _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                        hill_climb, counters, seeds)
+        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
+        cache_seeds[k, 0], cache_seeds[k, 1] = seeds[0], seeds[1]
+        return
+
+    if _parallel_cylinders(body_a, body_b, rel):
+        _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts,
+                                counters, scale)
+        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
+        return
 
     # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).
     if tracking and epa_sizes[k, 0] > 0:

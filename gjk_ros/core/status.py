@@ -25,8 +25,9 @@ __all__ = ['Status', 'DistanceResult']
 class Status(enum.IntEnum):
     """What a distance record is (never an overloaded number: libccd/FCL#366)."""
 
-    SEPARATED = 0       # distance > 0, exact (polytopes) or within error_bound (smooth bodies)
-    TOUCHING = 1        # |distance| <= TOUCHING_REL * scale
+    SEPARATED = 0       # distance - error_bound > 0: certainly apart
+    TOUCHING = 1        # |distance| <= TOUCHING_REL * scale, or 0 in [distance - error_bound,
+    #                     distance] (a smooth contact that GJK can only bound)
     PENETRATING = 2     # distance < 0: minus the exact penetration depth
     MAX_ITERATIONS = 3  # an iteration cap was hit: distance is within error_bound of the truth
     DEGENERATE = 4      # overlap proven but no usable EPA face: distance 0, error_bound bounds it

@@ -17,9 +17,12 @@ Support mappings: the point of a body farthest along a direction, in the body's 
 
 A body handed to the kernels is a tuple of scalars locating it in the scene's arrays
 ``geometry = (vertices, neighbor_offsets, neighbor_indices)`` (see ``scene.scene_body``); vertex
-ids are local to the body. Polytopes answer with a vertex id; a cylinder is smooth and answers
-with id -1 and the exact point (its support is a rim point, or a cap centre when the direction is
-along the axis).
+ids are local to the body. Polytopes answer with a vertex id; the smooth primitives (cylinder,
+cone, ellipsoid) answer with id -1 and the exact point of their closed-form support mapping
+(Jovanoski 2008 section 3.2; van den Bergen 2003 section 4.3.1): a rim point or a cap centre for
+a cylinder, the apex or a base rim point for a cone, ``D^2 d / |D d|`` for an ellipsoid of
+semi-axes ``D``. A half-space has no support along most directions (it is unbounded): it never
+enters GJK or EPA, the query measures it in closed form (``query._half_space_row``).
 Sweep radii are not part of the support: GJK runs on the core shapes and the radii are added to
 the result (Minkowski sum with a ball).
 
@@ -47,11 +50,16 @@ import numpy as np
 from ._jit import njit
 from .tolerances import HILL_CLIMB_MIN_VERTICES
 
-__all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'SEED_DIRECTIONS', 'support_brute_force',
-           'support_hill_climb', 'body_support', 'directional_seed']
+__all__ = ['KIND_POLYTOPE', 'KIND_CYLINDER', 'KIND_CONE', 'KIND_ELLIPSOID', 'KIND_HALF_SPACE',
+           'SEED_DIRECTIONS', 'support_brute_force', 'support_hill_climb', 'body_support',
+           'directional_seed', 'support_cylinder', 'support_cone', 'support_ellipsoid']
 
+# Body kinds. Every kind but KIND_POLYTOPE is smooth: no vertex ids, points kept as coordinates.
 KIND_POLYTOPE = 0
-KIND_CYLINDER = 1
+KIND_CYLINDER = 1     # z axis, radius and half length in the body's params
+KIND_CONE = 2         # z axis, apex at +half length, base disc of the radius at -half length
+KIND_ELLIPSOID = 3    # semi-axes a, b, c: its vertices are (+-a, 0, 0), (0, +-b, 0), (0, 0, +-c)
+KIND_HALF_SPACE = 4   # the solid z <= 0 of its frame (outward normal +z)
 
 
 def _seed_directions():
@@ -134,6 +142,44 @@ def support_cylinder(radius, half_length, dx, dy, dz):
     return radius * dx / rho, radius * dy / rho, z
 
 
+@njit
+def support_cone(radius, half_length, dx, dy, dz):
+    """
+    Exact support point of a z-axis cone, apex at ``+half_length``, base at ``-half_length``.
+
+    The apex wins when its value ``h d_z`` is at least the best base rim value
+    ``r |d_xy| - h d_z``; the base centre answers a direction along -z.
+    """
+    rho = math.sqrt(dx * dx + dy * dy)
+    if half_length * dz >= radius * rho - half_length * dz:
+        return 0.0, 0.0, half_length
+    if rho == 0.0:
+        return 0.0, 0.0, -half_length
+    return radius * dx / rho, radius * dy / rho, -half_length
+
+
+@njit
+def support_ellipsoid(a, b, c, dx, dy, dz):
+    """Exact support point ``D^2 d / |D d|`` of the ellipsoid of semi-axes ``diag(a, b, c)``."""
+    ex, ey, ez = a * dx, b * dy, c * dz
+    length = math.sqrt(ex * ex + ey * ey + ez * ez)
+    if length == 0.0:
+        return a, 0.0, 0.0
+    return a * ex / length, b * ey / length, c * ez / length
+
+
+@njit(inline=True)
+def _smooth_support(geometry, body, dx, dy, dz):
+    """Support point of a smooth primitive (kind > KIND_POLYTOPE, not a half-space)."""
+    if body[4] == KIND_CYLINDER:
+        return support_cylinder(body[6], body[7], dx, dy, dz)
+    if body[4] == KIND_CONE:
+        return support_cone(body[6], body[7], dx, dy, dz)
+    vertices, start = geometry[0], body[0]
+    return support_ellipsoid(vertices[start, 0], vertices[start + 2, 1],
+                             vertices[start + 4, 2], dx, dy, dz)
+
+
 @njit(inline=True)
 def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     """
@@ -143,8 +189,8 @@ def body_support(geometry, body, dx, dy, dz, seed, hill_climb):
     to climb from, -1 for a cold query (``directional_seed``); small polytopes are scanned
     instead (``HILL_CLIMB_MIN_VERTICES``).
     """
-    if body[4] == KIND_CYLINDER:
-        x, y, z = support_cylinder(body[6], body[7], dx, dy, dz)
+    if body[4] != KIND_POLYTOPE:
+        x, y, z = _smooth_support(geometry, body, dx, dy, dz)
         return -1, x, y, z, 0
     vertices = geometry[0]
     start, count = body[0], body[1]

@@ -20,6 +20,12 @@ two bodies' bounding radii (their sweep radii included). Nothing here is compare
 machine epsilon on a scale-dependent quantity (libccd#71, Box2D's short-edge regression).
 """
 
+# Two cylinders whose axes agree to this sine are measured in closed form as parallel
+# (query._parallel_cylinders_row): treating them so moves a point by at most the sine times the
+# body's extent, 1e-12 of the size, well inside the 1e-9 the contract allows. GJK and EPA
+# converge slowly there (coincident coaxial cylinders capped EPA at 0.3 % of the depth).
+PARALLEL_SINE = 1e-12
+
 # Lower bound of a query's length scale (two points have bounding radii 0). Tolerances are scale
 # products as small as (1e-14 scale)^2; with this floor they stay normal floats rather than
 # denormals, whose arithmetic is slow on x86.
@@ -47,6 +53,20 @@ CONTACT_REL = 1e-14
 # |signed distance| at or below this fraction of the scale is reported as Status.TOUCHING.
 TOUCHING_REL = 1e-12
 
+# EPA's witness points are the closest face's vertices weighted to land on the origin's foot
+# point d n (witness_b - witness_a == distance * normal). A face whose own foot point is within
+# this fraction of the scale of the closest face's may give them (epa._containing_face), and a
+# combination missing it by more is replaced (query._penetration_row). A tenth of the 1e-9 the
+# contract allows (docs/contract.md).
+WITNESS_REL = 1e-10
+
+# When the foot point lies outside EPA's face (a smooth body's flat facet, wider than the face),
+# the witnesses take at most this many Frank-Wolfe steps towards it, each a support call along
+# the face normal tilted by FOOT_TILT (radians, about) towards the foot: small enough to stay on
+# the facet of a polytope or a cap, and any tilt reaches a cap's rim (epa.epa_cover_foot).
+FOOT_STEPS = 32
+FOOT_TILT = 1e-6
+
 # EPA terminates when the support value along the closest face normal exceeds the face distance
 # by no more than this fraction of the scale. For polytopes the closest face is then a facet of
 # the Minkowski difference up to round-off, so the depth is exact; a repeated support vertex is
@@ -60,11 +80,6 @@ EPA_SMOOTH_REL = 1e-9
 # the scale; points within it count as coplanar, which keeps the expanded polytope convex up to
 # round-off instead of creating slivers.
 EPA_VISIBLE_REL = 1e-13
-
-# Two EPA faces at the same distance are parts of one facet of A - B (an edge-edge facet is a
-# parallelogram held as two triangles) only if their unit normals agree to this cosine; 1e-9
-# is about 0.003 degrees, far below any real facet angle and far above round-off.
-COPLANAR_COSINE = 1.0 - 1e-9
 
 # EPA work arrays are sized up front (no allocation inside the loop, coal's rule): vertices and
 # the 2V - 4 faces of a closed triangulated polytope with V vertices.

@@ -15,11 +15,13 @@
 """
 Primitive shapes as ConvexPolytope, with their descriptions.
 
-Box, sphere, cylinder and capsule are exact (the core represents spheres and capsules as a
-point or a segment swept by a radius, and cylinders by their smooth support function).
+Box, sphere, cylinder, capsule, cone, ellipsoid (``exact_ellipsoid``) and half-space are exact
+(the core represents spheres and capsules as a point or a segment swept by a radius, cylinders,
+cones and ellipsoids by their smooth support functions, and measures a half-space in closed
+form).
 
-Two shapes have no exact convex representation in the core and are replaced by an OUTER
-polytope, which contains the true shape, so a distance is never over-estimated:
+Two marker shapes are replaced by an OUTER polytope, which contains the true shape, so a distance
+is never over-estimated:
 
 * ellipsoid (a non-uniform SPHERE marker): a subdivided icosahedron whose faces are pushed out
   until they touch the unit sphere, then scaled by the semi-axes. Every point of it lies within
@@ -85,6 +87,26 @@ def capsule(radius, length) -> Shape:
     length = parse_positive(length, 'capsule length')
     return Shape(ConvexPolytope.capsule(radius, length),
                  f'capsule radius {radius:g} length {length:g}')
+
+
+def cone(radius, length) -> Shape:
+    """Exact cone, axis z, centred: base disc of ``radius`` at -length/2, apex at +length/2."""
+    radius = parse_positive(radius, 'cone radius')
+    length = parse_positive(length, 'cone length')
+    return Shape(ConvexPolytope.cone(radius, length),
+                 f'cone radius {radius:g} length {length:g}')
+
+
+def exact_ellipsoid(semi_axes) -> Shape:
+    """Exact ellipsoid centred at the origin with the given (3,) semi-axes (support mapping)."""
+    axes = check_positive(parse_numbers(semi_axes, 'ellipsoid semi_axes', 3),
+                          'ellipsoid semi_axes')
+    return Shape(ConvexPolytope.ellipsoid(axes), f'ellipsoid semi-axes {_times(axes)}')
+
+
+def half_space() -> Shape:
+    """Return the half-space z <= 0 of the piece frame (a table top, a floor): exact."""
+    return Shape(ConvexPolytope.half_space(), 'half-space z <= 0')
 
 
 def ellipsoid(diameters, body: str) -> Shape:
