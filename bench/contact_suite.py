@@ -49,12 +49,13 @@ import os
 
 from gjk_ros.core import ConvexPolytope, DistanceQuery, PairSet, signed_distance, SimplexCache
 from gjk_ros.core import Status
+from gjk_ros.core.bodypairs import BodyPairs
 import numpy
 
 KINDS = ('box', 'mesh', 'point', 'segment', 'polygon', 'needle', 'plate', 'sphere', 'capsule',
          'cylinder', 'cone', 'ellipsoid', 'half_space')
 ENTRY_POINTS = ('signed_distance', 'signed_distance tracked', 'DistanceQuery',
-                'PairSet cold', 'PairSet tracked')
+                'PairSet cold', 'PairSet tracked', 'BodyPairs tracked')
 SIZES = (1e-4, 1e-2, 1.0, 1e3)
 EXACT_REL = 1e-9
 # Round-off of a coordinate: a pose 1e3 m out is known to about 1e3 * 2^-52 m.
@@ -198,6 +199,13 @@ class EntryPoints:
             query = self._tracked((entry, key), lambda: DistanceQuery(a, b))
             query(pose_a, pose_b)
             return _answer(query.result())
+        if entry == 'BodyPairs tracked':  # the engine of RobotDistances and of the node
+            engine = self._tracked((entry, key), lambda: BodyPairs([a, b], [[(0, 1)]], [0.0],
+                                                                   [0.0]))
+            rows, status = engine.update(numpy.stack([pose_a, pose_b]))
+            row = rows[0]
+            return Answer(float(row[0]), row[1:4].copy(), row[4:7].copy(), row[7:10].copy(),
+                          Status(int(status[0])), float(row[10]))
         tracking = entry == 'PairSet tracked'
         pairs = self._tracked((entry, key), lambda: PairSet([a, b], [[0, 1]], tracking=tracking))
         pairs.update(numpy.stack([pose_a, pose_b]))
