@@ -26,6 +26,12 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
   (``placement.py``); a ``~/links`` marker always moves with its link.
 - A message over the size or marker-count limits is refused whole, by topic: its namespaces
   are not refreshed and go STALE, never "clear".
+- The subscriptions are best effort (``MARKER_SUBSCRIPTION_QOS``, as Nav2's collision monitor
+  and costmap layers subscribe to their sources), so that reliable and best-effort publishers
+  both match: a reliable subscription never receives a best-effort publisher. A message lost
+  on the way costs nothing unsafe, since its namespaces go STALE after ``obstacle_timeout``.
+  The reliability, history and depth can be overridden with rclpy's ``qos_overrides``
+  parameters; a publisher that does not match is logged and shown in ``/diagnostics``.
 """
 
 from dataclasses import dataclass, replace
@@ -33,13 +39,22 @@ from dataclasses import dataclass, replace
 from gjk_ros.ros.bodies import LINK
 from gjk_ros.ros.ingestion import lifetime_expiry, marker_count
 from gjk_ros.ros.placement import MarkerPlacement
-from gjk_ros.ros.qos import MARKER_QOS
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.freshness import SourceMonitor
 from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
+from rclpy.event_handler import SubscriptionEventCallbacks
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_policy_name_from_kind, QoSProfile,
+                       ReliabilityPolicy)
+from rclpy.qos_overriding_options import QoSOverridingOptions
 from visualization_msgs.msg import Marker, MarkerArray
 
-__all__ = ['MarkerSource']
+__all__ = ['MARKER_SUBSCRIPTION_QOS', 'MarkerSource']
+
+# Best effort and volatile: matches reliable and best-effort, volatile and transient-local
+# publishers alike (a subscription asks no more than its publishers offer).
+MARKER_SUBSCRIPTION_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT,
+                                     durability=DurabilityPolicy.VOLATILE,
+                                     history=HistoryPolicy.KEEP_LAST)
 
 
 @dataclass
@@ -56,6 +71,11 @@ class _MarkerState:
 def _past(state, now):
     """Whether a marker is past its lifetime (kept, STALE, while its namespace is silent)."""
     return state is not None and state.expires is not None and state.expires < now
+
+
+def _qos_text(qos):
+    return '%s, %s, %s depth %d' % (qos.reliability.name.lower(), qos.durability.name.lower(),
+                                    qos.history.name.lower(), qos.depth)
 
 
 class MarkerSource(Source):
@@ -92,12 +112,28 @@ class MarkerSource(Source):
         self._fixed_frame = ''
         self._used_version = None
         self.stale_namespaces = ()
+        self.incompatible_qos = ''
+        self._subscription_qos = MARKER_SUBSCRIPTION_QOS
 
     # -- input ---------------------------------------------------------------------------------
 
     def subscribe(self, node):
-        node.create_subscription(MarkerArray, self.topic, self.on_message, MARKER_QOS,
-                                 raw=True)
+        events = SubscriptionEventCallbacks(incompatible_qos=self.on_incompatible_qos)
+        subscription = node.create_subscription(
+            MarkerArray, self.topic, self.on_message, MARKER_SUBSCRIPTION_QOS, raw=True,
+            event_callbacks=events,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        self._subscription_qos = subscription.qos_profile
+
+    def on_incompatible_qos(self, info):
+        """Report a publisher that cannot match the subscription: none of its markers come."""
+        policy = qos_policy_name_from_kind(info.last_policy_kind)
+        self.incompatible_qos = '%d publisher(s) since start, last policy %s' % (
+            info.total_count, policy)
+        self._problems.report(('qos', self.topic, info.total_count),
+                              '%s: a publisher with incompatible QoS (%s) was discovered; none '
+                              'of its markers are received. Subscription: %s'
+                              % (self.topic, policy, _qos_text(self._subscription_qos)))
 
     def configure(self, config):
         required = config.required_obstacle_sources if self.kind != LINK else ()
@@ -143,6 +179,8 @@ class MarkerSource(Source):
             self._problems.report(('input', self.kind, 'batch'), '%s markers: %s'
                                   % (self.kind, result.error.reason))
             return
+        self._problems.resolve(('input', self.kind, 'batch'),
+                               '%s markers: built again' % self.kind)
         clears, ops, heard = result.value
         for namespace, received in heard.items():
             self._monitor.heard(self.kind, namespace, received)
