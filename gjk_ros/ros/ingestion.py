@@ -671,7 +671,7 @@ class _WorkerState:
         if not marker.header.frame_id.strip('/'):
             # tf2 refuses an empty frame id, so the marker could never be placed: it would wait
             # as STALE for ever. RViz refuses it too.
-            return 'empty header.frame_id (a marker must name its frame)'
+            return 'header.frame_id is empty (a marker must name its frame)'
         if len(marker.points) > self.limits.max_points:
             return '%d points exceed max_points (%d)' % (len(marker.points),
                                                          self.limits.max_points)

@@ -114,6 +114,7 @@ class MarkerSource(Source):
         self.stale_namespaces = ()
         self.incompatible_qos = ''
         self._subscription_qos = MARKER_SUBSCRIPTION_QOS
+        self._resolved_topic = self.topic
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -124,6 +125,7 @@ class MarkerSource(Source):
             event_callbacks=events,
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self._subscription_qos = subscription.qos_profile
+        self._resolved_topic = subscription.topic_name
 
     def on_incompatible_qos(self, info):
         """Report a publisher that cannot match the subscription: none of its markers come."""
@@ -133,7 +135,8 @@ class MarkerSource(Source):
         self._problems.report(('qos', self.topic, info.total_count),
                               '%s: a publisher with incompatible QoS (%s) was discovered; none '
                               'of its markers are received. Subscription: %s'
-                              % (self.topic, policy, _qos_text(self._subscription_qos)))
+                              % (self._resolved_topic, policy,
+                                 _qos_text(self._subscription_qos)))
 
     def configure(self, config):
         required = config.required_obstacle_sources if self.kind != LINK else ()
