@@ -167,17 +167,38 @@ def test_excluded_pairs_drop_obstacle_and_self_pairs(running):
                what='the self pair excluded')
 
 
-def test_best_effort_and_reliable_publishers_are_both_measured(running):
+def test_best_effort_publisher_is_reported_not_missing(running):
     node, scene = running
     publisher = scene.node.create_publisher(MarkerArray, scene.topics['obstacles'], BEST_EFFORT)
+    publisher.publish(MarkerArray(markers=[marker('lossy', 0, xyz=(-0.5, 0.0, 0.5))]))
+    wait_for_log(node, '/gjk_distance/obstacles', 'incompatible QoS (RELIABILITY)',
+                 'qos_overrides./gjk_distance/obstacles.subscription.reliability')
+    wait_until(lambda: 'RELIABILITY' in value(inputs_entry(scene), 'incompatible_qos'),
+               what='the incompatible publisher in /diagnostics')
+    assert level(inputs_entry(scene)) == 1
+    assert 'incompatible QoS' in inputs_entry(scene).message
 
+
+def measured_from_both(scene, publisher):
     def measured(records):
         # Published on each poll: a best-effort message sent before discovery is lost.
         publisher.publish(MarkerArray(markers=[marker('lossy', 0, xyz=(-0.5, 0.0, 0.5))]))
         return status(records, 'lossy/0') == PairStatus.VALID and \
             status(records, 'boxes/0') == PairStatus.VALID
-    scene.wait_for_records(measured, what='both publishers measured', node_process=node)
-    assert not node.lines_with('incompatible QoS')
+    return measured
+
+
+def test_best_effort_override_matches_both_kinds_of_publisher(ros_env, tmp_path):
+    lossy = dict(PARAMETERS, qos_overrides={'/gjk_distance/obstacles': {
+        'subscription': {'reliability': 'best_effort'}}})
+    with NodeProcess(ros_env, tmp_path, lossy) as node, \
+            Scene(int(ros_env['ROS_DOMAIN_ID'])) as scene:
+        start_scene(scene, node)   # a reliable publisher
+        publisher = scene.node.create_publisher(MarkerArray, scene.topics['obstacles'],
+                                                BEST_EFFORT)
+        scene.wait_for_records(measured_from_both(scene, publisher),
+                               what='both publishers measured', node_process=node)
+        assert not node.lines_with('incompatible QoS')
 
 
 def test_empty_frame_id_is_invalid_at_once(running):
@@ -208,16 +229,10 @@ def test_mesh_path_that_is_a_fifo_is_refused_before_reading(running, tmp_path):
                            what='the next body built', node_process=node)
 
 
-def test_twin_nodes_report_each_other_and_incompatible_qos(ros_env, tmp_path):
-    # The twin asks for reliable markers (rclpy's qos_overrides), so a best-effort publisher
-    # cannot match it: that must be reported, not just missing.
-    reliable = dict(PARAMETERS, qos_overrides={'/gjk_distance/obstacles': {
-        'subscription': {'reliability': 'reliable'}}})
+def test_twin_nodes_report_each_other(ros_env, tmp_path):
     with NodeProcess(ros_env, tmp_path / 'first', PARAMETERS) as first, \
-            NodeProcess(ros_env, tmp_path / 'twin', reliable) as twin, \
+            NodeProcess(ros_env, tmp_path / 'twin', PARAMETERS) as twin, \
             Scene(int(ros_env['ROS_DOMAIN_ID'])) as scene:
-        publisher = scene.node.create_publisher(MarkerArray, scene.topics['obstacles'],
-                                                BEST_EFFORT)
         for node in (first, twin):
             wait_for_log(node, "another node named '/gjk_distance' is on this ROS graph",
                          timeout=STARTUP_TIMEOUT)
@@ -225,11 +240,5 @@ def test_twin_nodes_report_each_other_and_incompatible_qos(ros_env, tmp_path):
             wait_until(lambda: inputs_entry(scene, node.process.pid) is not None and
                        value(inputs_entry(scene, node.process.pid), 'duplicates') == '1',
                        what='the twin in the /diagnostics of %d' % node.process.pid)
-            assert '1 other node(s) with this name' in \
-                inputs_entry(scene, node.process.pid).message
-        publisher.publish(MarkerArray(markers=[marker('lossy', 0)]))
-        wait_for_log(twin, '/gjk_distance/obstacles', 'incompatible QoS (RELIABILITY)')
-        wait_until(lambda: 'RELIABILITY' in value(inputs_entry(scene, twin.process.pid),
-                                                  'incompatible_qos'),
-                   what='the incompatible publisher in /diagnostics')
-        assert not first.lines_with('incompatible QoS')
+            entry = inputs_entry(scene, node.process.pid)
+            assert '1 other node(s) with this name' in entry.message and level(entry) >= 1

@@ -74,7 +74,8 @@ class Layout:
         self.self_mask = numpy.zeros(0, dtype=bool)
         self.link_ids = []
         self.by_source = {}
-        self.unmatched = []
+        self._present = None
+        self._unmatched = None
 
     def configure(self, config):
         """Scope parameters take effect at the next refresh; tracker options rebuild now."""
@@ -121,14 +122,25 @@ class Layout:
             self.by_source.setdefault(location.source, []).append(index)
         self.tracker.rebuild(layout, self.shapes)
         self.link_ids = [body_id for _, body_id, _, _ in links]
-        self.unmatched = config.unmatched_patterns(
-            world.bodies.names(LINK), world.bodies.names(OBSTACLE), _marker_namespaces(world))
+        # Judged when asked (diagnostics, once a second), not on every rebuild.
+        self._unmatched = None
+        self._present = (config, world)
         self._origins_key = None
         self.rebuilds += 1
         names = world.names.as_dict()
         if names != self._names_published:
             self._names_published = names
             self._publish_names(names)
+
+    @property
+    def unmatched(self):
+        """(parameter, entry) of the pattern entries that match no body (judged per rebuild)."""
+        if self._unmatched is None and self._present is not None:
+            config, world = self._present
+            self._unmatched = config.unmatched_patterns(
+                world.bodies.names(LINK), world.bodies.names(OBSTACLE),
+                _marker_namespaces(world))
+        return self._unmatched or []
 
     def _bodies_in_scope(self, world, kind, in_scope, locations, shapes):
         bodies = []

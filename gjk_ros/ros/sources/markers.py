@@ -26,12 +26,12 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
   (``placement.py``); a ``~/links`` marker always moves with its link.
 - A message over the size or marker-count limits is refused whole, by topic: its namespaces
   are not refreshed and go STALE, never "clear".
-- The subscriptions are best effort (``MARKER_SUBSCRIPTION_QOS``, as Nav2's collision monitor
-  and costmap layers subscribe to their sources), so that reliable and best-effort publishers
-  both match: a reliable subscription never receives a best-effort publisher. A message lost
-  on the way costs nothing unsafe, since its namespaces go STALE after ``obstacle_timeout``.
-  The reliability, history and depth can be overridden with rclpy's ``qos_overrides``
-  parameters; a publisher that does not match is logged and shown in ``/diagnostics``.
+- The subscriptions are reliable and volatile (``MARKER_SUBSCRIPTION_QOS``, RViz's default
+  for markers): volatile and transient-local publishers match, and a large or one-shot
+  MarkerArray is not lost (a best-effort subscription drops a megabyte message on loopback).
+  A best-effort publisher cannot match a reliable subscription: it is reported, with the policy,
+  in the log and in ``/diagnostics``. rclpy's ``qos_overrides`` parameters set the reliability,
+  history and depth at start-up (best effort then matches both kinds of publisher).
 """
 
 from dataclasses import dataclass, replace
@@ -50,9 +50,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['MARKER_SUBSCRIPTION_QOS', 'MarkerSource']
 
-# Best effort and volatile: matches reliable and best-effort, volatile and transient-local
-# publishers alike (a subscription asks no more than its publishers offer).
-MARKER_SUBSCRIPTION_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT,
+# Reliable, as RViz subscribes to markers; volatile, so transient-local publishers match too.
+MARKER_SUBSCRIPTION_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                                      durability=DurabilityPolicy.VOLATILE,
                                      history=HistoryPolicy.KEEP_LAST)
 
@@ -134,9 +133,10 @@ class MarkerSource(Source):
             info.total_count, policy)
         self._problems.report(('qos', self.topic, info.total_count),
                               '%s: a publisher with incompatible QoS (%s) was discovered; none '
-                              'of its markers are received. Subscription: %s'
+                              'of its markers are received. Subscription: %s (publish '
+                              'reliable, or set qos_overrides.%s.subscription.reliability)'
                               % (self._resolved_topic, policy,
-                                 _qos_text(self._subscription_qos)))
+                                 _qos_text(self._subscription_qos), self._resolved_topic))
 
     def configure(self, config):
         required = config.required_obstacle_sources if self.kind != LINK else ()
