@@ -53,6 +53,7 @@ import hashlib
 import importlib.util
 import io
 import os
+import stat
 import threading
 import time
 from urllib.parse import unquote, urlparse
@@ -239,6 +240,7 @@ class ResourceResolver:
             status = os.stat(path)
         except OSError as error:
             raise ModelError(uri, f'cannot open mesh file {path}: {error.strerror}') from None
+        _check_regular(uri, path, status.st_mode)
         self._check_size(uri, status.st_size)
         key = (os.path.realpath(path), status.st_mtime_ns, status.st_size)
         record = self._cached_record(key, lambda: self._load(uri, path, _file_type(uri, path)))
@@ -281,11 +283,8 @@ class ResourceResolver:
 
     def _load(self, name: str, source, file_type: str) -> _MeshRecord:
         if isinstance(source, str):
-            with open(source, 'rb') as stream:
-                header = stream.read(_HEADER_BYTES)
-                size = os.fstat(stream.fileno()).st_size
-        else:
-            header, size = source[:_HEADER_BYTES], len(source)
+            source = self._read_regular_file(name, source)
+        header, size = source[:_HEADER_BYTES], len(source)
         declared = _declared_triangles(file_type, header, size)
         if declared is not None and declared > self._max_triangles:
             raise ModelError(name, f'the mesh declares {declared} faces, more than the limit '
@@ -295,6 +294,23 @@ class ResourceResolver:
             raise ModelError(name, f'{len(triangles)} triangles, more than the limit of '
                                    f'{self._max_triangles}')
         return _record_from_triangles(name, triangles)
+
+    def _read_regular_file(self, name: str, path: str) -> bytes:
+        """
+        Read a mesh file that is still a regular file within the size limit once opened.
+
+        Opened non-blocking, so that a FIFO put in its place after the check in
+        :meth:`load_mesh_info` cannot block the reader; then checked again on the open file.
+        """
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+        except OSError as error:
+            raise ModelError(name, f'cannot open mesh file {path}: {error.strerror}') from None
+        with os.fdopen(descriptor, 'rb') as stream:
+            status = os.fstat(stream.fileno())
+            _check_regular(name, path, status.st_mode)
+            self._check_size(name, status.st_size)
+            return stream.read(self._max_bytes + 1)
 
     def _resolve_package(self, uri: str, package: str, relative: str) -> str:
         relative = relative.lstrip('/')
@@ -338,6 +354,20 @@ class ResourceResolver:
             while len(cache) > self._cache_size:
                 cache.popitem(last=False)
         return value
+
+
+def _check_regular(name: str, path: str, mode: int):
+    """Refuse anything but a regular file: reading a FIFO or a device may never end."""
+    if not stat.S_ISREG(mode):
+        raise ModelError(name, f'mesh path {path} is not a regular file '
+                               f'({_file_kind(mode)}); refused without reading it')
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, 'a directory'), (stat.S_ISFIFO, 'a FIFO'),
+             (stat.S_ISSOCK, 'a socket'), (stat.S_ISCHR, 'a character device'),
+             (stat.S_ISBLK, 'a block device'))
+    return next((label for test, label in kinds if test(mode)), 'not a regular file')
 
 
 def _share_directory(uri: str, package: str) -> str:

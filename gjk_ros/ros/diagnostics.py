@@ -21,7 +21,9 @@ name; the namespace is kept so that several instances on one graph stay apart), 
 ``hardware_id`` is 'none', diagnostic_updater's convention for software with no device:
 
 - ``<node>: compute``: compute time per cycle, pair counts, cache hit rate;
-- ``<node>: inputs``: readiness, input ages, stale sources and frames (WARN / ERROR);
+- ``<node>: inputs``: readiness, input ages, stale sources and frames, pattern entries that
+  match nothing, incompatible QoS on the marker topics, other nodes of the same name
+  (WARN / ERROR), and ``instance`` (host:pid) to tell such twins apart;
 - ``<node>: link <name>``: closest obstacle of each tracked link, and its record statuses;
 - ``<node>: rejected <kind> <name>``: one ERROR per body whose geometry was rejected;
 - ``<node>: robot_description``: ERROR while the last URDF could not be parsed.
@@ -29,6 +31,8 @@ name; the namespace is kept so that several instances on one graph stay apart), 
 
 from dataclasses import dataclass, field
 import math
+import os
+import socket
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.bodies import LINK, OBSTACLE
@@ -45,6 +49,9 @@ HARDWARE_ID = 'none'
 # At most this many 'rejected ...' entries per message: hostile input must not make
 # /diagnostics grow without bound (the count of the rest is in the inputs entry).
 MAX_ERROR_ENTRIES = 50
+
+# Which process published an entry: tells apart two nodes that share a name.
+INSTANCE = '%s:%d' % (socket.gethostname(), os.getpid())
 
 OK = DiagnosticStatus.OK
 WARN = DiagnosticStatus.WARN
@@ -95,6 +102,8 @@ class InputAges:
     pending_bodies: int = 0
     suppressed_problems: int = 0
     duplicates: int = 0
+    unmatched_patterns: list = field(default_factory=list)
+    incompatible_qos: dict = field(default_factory=dict)
 
 
 def _values(**items):
@@ -152,7 +161,8 @@ def inputs_status(node_name, ages, tf_timeout):
     if ages.invalid_frames:
         level = ERROR
         problems.append('invalid transform: %s' % _listed(ages.invalid_frames))
-    if ages.stale_frames or ages.missing_frames or ages.stale_sources or ages.duplicates:
+    if ages.stale_frames or ages.missing_frames or ages.stale_sources or ages.duplicates or \
+            ages.unmatched_patterns or ages.incompatible_qos:
         level = max(level, WARN)
     if ages.stale_sources:
         problems.append('silent obstacle sources: %s' % _listed(ages.stale_sources))
@@ -162,6 +172,11 @@ def inputs_status(node_name, ages, tf_timeout):
         problems.append('no transform: %s' % _listed(ages.missing_frames))
     if ages.duplicates:
         problems.append('%d other node(s) with this name' % ages.duplicates)
+    if ages.unmatched_patterns:
+        problems.append('patterns matching nothing: %s' % _listed(ages.unmatched_patterns))
+    if ages.incompatible_qos:
+        problems.append('incompatible QoS: %s' % _listed(
+            ['%s (%s)' % item for item in sorted(ages.incompatible_qos.items())]))
     return _status(node_name, 'inputs', level, '; '.join(problems) or 'ok', _values(
         tf_age_s=_age_text(ages.tf),
         tf_static_age_s=_age_text(ages.tf_static),
@@ -176,6 +191,11 @@ def inputs_status(node_name, ages, tf_timeout):
         stale_sources=' '.join(ages.stale_sources),
         pending_bodies=ages.pending_bodies,
         suppressed_problems=ages.suppressed_problems,
+        unmatched_patterns=' | '.join(ages.unmatched_patterns),
+        incompatible_qos=' | '.join('%s: %s' % item
+                                    for item in sorted(ages.incompatible_qos.items())),
+        duplicates=ages.duplicates,
+        instance=INSTANCE,
         **{'source_age_s %s' % source: '%.3f' % age
            for source, age in sorted(ages.source_ages.items())[:20]},
     ))
@@ -286,6 +306,24 @@ class DiagnosticsReporter:
         else:
             node.problems.resolve(('duplicate',))
 
+    def check_patterns(self):
+        """
+        Warn once per pattern parameter entry that matches no current body; log when it does.
+
+        Judged against the bodies in the world now (``Layout.unmatched``): obstacles arrive
+        over time, so an entry may match later, and its warning then resolves.
+        """
+        problems = self._node.problems
+        unmatched = self._node.layout.unmatched
+        keys = {('pattern',) + item for item in unmatched}
+        for key in sorted(keys):
+            problems.report(key, "%s entry '%s' matches nothing in the world: it has no effect "
+                            '(a safety margin or a scope rule may be missing)' % key[1:],
+                            level='warning')
+        problems.keep_only(('pattern',), keys,
+                           lambda key: "%s entry '%s' matches something now" % key[1:])
+        return ['%s %s' % item for item in unmatched]
+
     def input_ages(self, now):
         """Gather what the inputs entry reports from the node's components."""
         node = self._node
@@ -311,6 +349,9 @@ class DiagnosticsReporter:
             pending_bodies=node.world.bodies.pending_count(),
             suppressed_problems=node.problems.suppressed,
             duplicates=self.duplicates,
+            unmatched_patterns=self.check_patterns(),
+            incompatible_qos={source.topic: source.incompatible_qos
+                              for source in marker_sources if source.incompatible_qos},
         )
 
     def publish(self):

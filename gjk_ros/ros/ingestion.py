@@ -268,7 +268,7 @@ class Ingestor:
             # 1.5 s) then overlap the node's own start instead of delaying the first geometry.
             try:
                 self._ensure_worker()
-            except RuntimeError:
+            except WorkerStartError:
                 pass  # the first job tries again, and reports it if it fails too
         while True:
             job = self._next_job()
@@ -276,6 +276,9 @@ class Ingestor:
                 return
             try:
                 result = self._execute(job)
+            except WorkerStartError as error:
+                result = IngestResult(job.key, job.token, error=_model_error(job.key,
+                                                                             str(error)))
             except Exception as error:  # noqa: B902 -- the dispatcher must never die
                 result = IngestResult(job.key, job.token,
                                       error=_model_error(job.key, 'ingestion failed (%s)'
@@ -345,7 +348,9 @@ class Ingestor:
         self._connection = parent
         if not self._await_ready(parent):
             self._stop_worker()
-            raise RuntimeError('the geometry worker did not start')
+            raise WorkerStartError(
+                'the geometry worker did not start (it exits at once when ingest_memory_mb, '
+                '%d MiB, cannot hold its libraries)' % self._limits.worker_memory_mb)
         return parent
 
     def _await_ready(self, connection):
@@ -374,6 +379,10 @@ class Ingestor:
             worker.kill()
             worker.join(CLOSE_TIMEOUT)
         connection.close()
+
+
+class WorkerStartError(RuntimeError):
+    """The geometry worker process could not be started."""
 
 
 def _model_error(key, reason):
@@ -659,8 +668,10 @@ class _WorkerState:
     def _check_marker(self, kind, marker):
         if marker.action != ADD:
             return 'unknown marker action %d' % marker.action
-        if kind == 'link' and not marker.header.frame_id.strip('/'):
-            return 'a ~/links marker needs header.frame_id'
+        if not marker.header.frame_id.strip('/'):
+            # tf2 refuses an empty frame id, so the marker could never be placed: it would wait
+            # as STALE for ever. RViz refuses it too.
+            return 'header.frame_id is empty (a marker must name its frame)'
         if len(marker.points) > self.limits.max_points:
             return '%d points exceed max_points (%d)' % (len(marker.points),
                                                          self.limits.max_points)

@@ -74,6 +74,8 @@ class Layout:
         self.self_mask = numpy.zeros(0, dtype=bool)
         self.link_ids = []
         self.by_source = {}
+        self._present = None
+        self._unmatched = None
 
     def configure(self, config):
         """Scope parameters take effect at the next refresh; tracker options rebuild now."""
@@ -88,7 +90,8 @@ class Layout:
         config = self._config
         key = (world.bodies.version, config.link_include, config.link_exclude,
                config.obstacle_include, config.obstacle_exclude, config.allowed_pairs,
-               config.padding, config.link_padding, config.obstacle_padding,
+               config.excluded_pairs, config.static_obstacle_namespaces, config.padding,
+               config.link_padding, config.obstacle_padding,
                config.self_collision, world.adjacent_links, world.disabled_links,
                self._decomposer.version, id(self.tracker))
         if key == self._key:
@@ -119,12 +122,25 @@ class Layout:
             self.by_source.setdefault(location.source, []).append(index)
         self.tracker.rebuild(layout, self.shapes)
         self.link_ids = [body_id for _, body_id, _, _ in links]
+        # Judged when asked (diagnostics, once a second), not on every rebuild.
+        self._unmatched = None
+        self._present = (config, world)
         self._origins_key = None
         self.rebuilds += 1
         names = world.names.as_dict()
         if names != self._names_published:
             self._names_published = names
             self._publish_names(names)
+
+    @property
+    def unmatched(self):
+        """(parameter, entry) of the pattern entries that match no body (judged per rebuild)."""
+        if self._unmatched is None and self._present is not None:
+            config, world = self._present
+            self._unmatched = config.unmatched_patterns(
+                world.bodies.names(LINK), world.bodies.names(OBSTACLE),
+                _marker_namespaces(world))
+        return self._unmatched or []
 
     def _bodies_in_scope(self, world, kind, in_scope, locations, shapes):
         bodies = []
@@ -162,8 +178,12 @@ class Layout:
         # needs otherwise; the node's start waits for its imports.
         from gjk_ros.models.kinematics import self_collision_pairs
         disabled = world.disabled_links
+
+        def is_disabled(first, second):
+            return frozenset((first, second)) in disabled or \
+                not config.self_pair_allowed(first, second)
         return self_collision_pairs([name for name, *_ in links], world.adjacent_links,
-                                    lambda first, second: frozenset((first, second)) in disabled)
+                                    is_disabled)
 
     def frames_and_origins(self, world, sources, fixed_frame):
         """
@@ -208,6 +228,12 @@ class Layout:
         distinct, _, frame_index = self._origins
         return [distinct[frame_index[index]] if frame_index[index] < len(distinct) else None
                 for index, location in enumerate(self.locations) if location.kind == LINK]
+
+
+def _marker_namespaces(world):
+    """Namespaces of the marker pieces in the world (the marker sources' names: MarkerSource)."""
+    return {key[1] for kind in (LINK, OBSTACLE) for source in ('obstacles', 'links')
+            for _, key in world.bodies.keys(kind, source)}
 
 
 def _body_state(bodies, kind, name):

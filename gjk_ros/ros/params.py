@@ -135,6 +135,12 @@ PARAMETERS = (
                   "['gripper*:*', '*:table']; empty tracks every included link against every "
                   'included obstacle.',
                   reconfigures=('layout',)),
+    ParameterSpec('excluded_pairs', 'string_array', [],
+                  "Pairs not to track, as 'link_pattern:obstacle_pattern' fnmatch patterns "
+                  "(MoveIt's allowed collision matrix), e.g. ['tool:workpiece*']: wins over "
+                  'allowed_pairs. With self_collision an entry also drops the link-link pairs '
+                  'it matches, in either order.',
+                  reconfigures=('layout',)),
     ParameterSpec('padding', 'double', 0.0,
                   'Safety margin in metres, subtracted from every distance: every link is '
                   'inflated, its witness point moves along the normal by this much (a self pair '
@@ -259,6 +265,9 @@ PARAMETERS = (
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 
+PAIR_PARAMETERS = ('allowed_pairs', 'excluded_pairs')
+"""The parameters of 'link_pattern:obstacle_pattern' entries."""
+
 LIMIT_PARAMETERS = frozenset({
     'max_points', 'max_markers_per_message', 'max_message_bytes', 'max_mesh_bytes',
     'max_mesh_triangles', 'max_description_bytes', 'max_parameter_bytes', 'max_nesting',
@@ -324,7 +333,7 @@ def _validate_patterns(spec, value):
                 parse_padding_entry(pattern)
             except ValueError as error:
                 return str(error)
-        if spec.name == 'allowed_pairs':
+        if spec.name in PAIR_PARAMETERS:
             link_pattern, colon, obstacle_pattern = pattern.partition(':')
             if not colon or not link_pattern or not obstacle_pattern:
                 return "entries must look like 'link_pattern:obstacle_pattern', got %r" % pattern
@@ -466,8 +475,9 @@ def parse_body_descriptions(text, limits=None):
         [{"name": "table", "frame_id": "world",
           "pieces": [{"type": "box", "size": [1.0, 0.6, 0.02], "xyz": [0.5, 0, 0.4]}]}]
 
-    ``frame_id`` defaults to the body name for ``link_geometry`` and must be given for
-    obstacles (an empty string is returned, the caller substitutes ``fixed_frame``). A single
+    ``frame_id`` defaults to the body name for ``link_geometry`` and to ``fixed_frame`` for
+    obstacles (an absent one is returned as '', the caller substitutes); an empty one is
+    refused (``frame_id: ''`` is a mistake, not a request for the default). A single
     piece may be written inline (the entry's other keys are the piece description).
 
     Parameters
@@ -514,9 +524,10 @@ def _body_entry(position, entry):
     name = entry.pop('name', None)
     if not isinstance(name, str) or not name:
         raise ValueError('entry %d: needs a non-empty string "name"' % position)
-    frame_id = entry.pop('frame_id', '')
-    if not isinstance(frame_id, str):
-        raise ValueError('%s: frame_id must be a string' % name)
+    frame_id = entry.pop('frame_id', None)
+    if frame_id is not None and (not isinstance(frame_id, str) or not frame_id.strip('/')):
+        # Absent means the default frame; an empty one is a mistake, not a request for it.
+        raise ValueError('%s: frame_id must name a frame, got %r' % (name, frame_id))
     pieces = entry.pop('pieces', None)
     if pieces is None:
         pieces = [entry]
@@ -525,7 +536,7 @@ def _body_entry(position, entry):
     if not isinstance(pieces, list) or not pieces or \
             not all(isinstance(piece, dict) for piece in pieces):
         raise ValueError('%s: "pieces" must be a non-empty list of mappings' % name)
-    return name, frame_id.lstrip('/'), pieces
+    return name, (frame_id or '').lstrip('/'), pieces
 
 
 def _matches(name, patterns):
@@ -553,6 +564,7 @@ class Config:
     obstacle_include: tuple = ('*',)
     obstacle_exclude: tuple = ()
     allowed_pairs: tuple = ()
+    excluded_pairs: tuple = ()
     padding: float = 0.0
     link_padding: tuple = ()
     obstacle_padding: tuple = ()
@@ -631,15 +643,74 @@ class Config:
         return _first_padding(obstacle, self.obstacle_padding)
 
     def pair_allowed(self, link, obstacle):
-        """Whether the (link, obstacle) pair passes ``allowed_pairs`` (empty allows all)."""
-        if not self.allowed_pairs:
+        """Whether a (link, obstacle) pair is tracked: in ``allowed_pairs``, not excluded."""
+        if self.allowed_pairs and not _pair_listed(link, obstacle, self.allowed_pairs):
+            return False
+        return not _pair_listed(link, obstacle, self.excluded_pairs)
+
+    def self_pair_allowed(self, first, second):
+        """Whether a link-link pair is tracked: ``excluded_pairs`` in either order drops it."""
+        return not (_pair_listed(first, second, self.excluded_pairs) or
+                    _pair_listed(second, first, self.excluded_pairs))
+
+    def unmatched_patterns(self, links, obstacles, namespaces):
+        """
+        Return the pattern entries that match no current body (each has no effect now).
+
+        Parameters
+        ----------
+        links, obstacles : collection of str
+            Names of every link and obstacle in the world (in scope or not).
+        namespaces : collection of str
+            Marker namespaces heard (for ``static_obstacle_namespaces``).
+
+        Returns
+        -------
+        list of (str, str)
+            (parameter, entry), in parameter order. A kind with no body at all is not judged
+            (nothing has arrived yet: readiness already says so), so the defaults never
+            appear.
+
+        """
+        # A pair entry's second pattern may name a link too when self pairs are measured.
+        partners = set(obstacles) | (set(links) if self.self_collision else set())
+        candidates = {
+            'link_include': links, 'link_exclude': links, 'link_padding': links,
+            'obstacle_include': obstacles, 'obstacle_exclude': obstacles,
+            'obstacle_padding': obstacles, 'static_obstacle_namespaces': namespaces,
+        }
+        unmatched = []
+        for parameter, names in candidates.items():
+            if names:
+                unmatched += [(parameter, entry) for entry in getattr(self, parameter)
+                              if not _matches_any(_pattern_of(parameter, entry), names)]
+        for parameter in PAIR_PARAMETERS:
+            if links and partners:
+                unmatched += [(parameter, entry) for entry in getattr(self, parameter)
+                              if not _pair_entry_matches(entry, links, partners)]
+        return unmatched
+
+
+def _pair_listed(first, second, entries):
+    for entry in entries:
+        first_pattern, _, second_pattern = entry.partition(':')
+        if fnmatch.fnmatchcase(first, first_pattern) and \
+                fnmatch.fnmatchcase(second, second_pattern):
             return True
-        for entry in self.allowed_pairs:
-            link_pattern, _, obstacle_pattern = entry.partition(':')
-            if fnmatch.fnmatchcase(link, link_pattern) and \
-                    fnmatch.fnmatchcase(obstacle, obstacle_pattern):
-                return True
-        return False
+    return False
+
+
+def _pattern_of(parameter, entry):
+    return parse_padding_entry(entry)[0] if parameter.endswith('_padding') else entry
+
+
+def _matches_any(pattern, names):
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names)
+
+
+def _pair_entry_matches(entry, links, partners):
+    first_pattern, _, second_pattern = entry.partition(':')
+    return _matches_any(first_pattern, links) and _matches_any(second_pattern, partners)
 
 
 def _first_padding(name, entries):

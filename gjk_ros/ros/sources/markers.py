@@ -26,6 +26,12 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
   (``placement.py``); a ``~/links`` marker always moves with its link.
 - A message over the size or marker-count limits is refused whole, by topic: its namespaces
   are not refreshed and go STALE, never "clear".
+- The subscriptions are reliable and volatile (``MARKER_SUBSCRIPTION_QOS``, RViz's default
+  for markers): volatile and transient-local publishers match, and a large or one-shot
+  MarkerArray is not lost (a best-effort subscription drops a megabyte message on loopback).
+  A best-effort publisher cannot match a reliable subscription: it is reported, with the policy,
+  in the log and in ``/diagnostics``. rclpy's ``qos_overrides`` parameters set the reliability,
+  history and depth at start-up (best effort then matches both kinds of publisher).
 """
 
 from dataclasses import dataclass, replace
@@ -33,13 +39,21 @@ from dataclasses import dataclass, replace
 from gjk_ros.ros.bodies import LINK
 from gjk_ros.ros.ingestion import lifetime_expiry, marker_count
 from gjk_ros.ros.placement import MarkerPlacement
-from gjk_ros.ros.qos import MARKER_QOS
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.freshness import SourceMonitor
 from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
+from rclpy.event_handler import SubscriptionEventCallbacks
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_policy_name_from_kind, QoSProfile,
+                       ReliabilityPolicy)
+from rclpy.qos_overriding_options import QoSOverridingOptions
 from visualization_msgs.msg import Marker, MarkerArray
 
-__all__ = ['MarkerSource']
+__all__ = ['MARKER_SUBSCRIPTION_QOS', 'MarkerSource']
+
+# Reliable, as RViz subscribes to markers; volatile, so transient-local publishers match too.
+MARKER_SUBSCRIPTION_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                     durability=DurabilityPolicy.VOLATILE,
+                                     history=HistoryPolicy.KEEP_LAST)
 
 
 @dataclass
@@ -56,6 +70,11 @@ class _MarkerState:
 def _past(state, now):
     """Whether a marker is past its lifetime (kept, STALE, while its namespace is silent)."""
     return state is not None and state.expires is not None and state.expires < now
+
+
+def _qos_text(qos):
+    return '%s, %s, %s depth %d' % (qos.reliability.name.lower(), qos.durability.name.lower(),
+                                    qos.history.name.lower(), qos.depth)
 
 
 class MarkerSource(Source):
@@ -92,12 +111,32 @@ class MarkerSource(Source):
         self._fixed_frame = ''
         self._used_version = None
         self.stale_namespaces = ()
+        self.incompatible_qos = ''
+        self._subscription_qos = MARKER_SUBSCRIPTION_QOS
+        self._resolved_topic = self.topic
 
     # -- input ---------------------------------------------------------------------------------
 
     def subscribe(self, node):
-        node.create_subscription(MarkerArray, self.topic, self.on_message, MARKER_QOS,
-                                 raw=True)
+        events = SubscriptionEventCallbacks(incompatible_qos=self.on_incompatible_qos)
+        subscription = node.create_subscription(
+            MarkerArray, self.topic, self.on_message, MARKER_SUBSCRIPTION_QOS, raw=True,
+            event_callbacks=events,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        self._subscription_qos = subscription.qos_profile
+        self._resolved_topic = subscription.topic_name
+
+    def on_incompatible_qos(self, info):
+        """Report a publisher that cannot match the subscription: none of its markers come."""
+        policy = qos_policy_name_from_kind(info.last_policy_kind)
+        self.incompatible_qos = '%d publisher(s) since start, last policy %s' % (
+            info.total_count, policy)
+        self._problems.report(('qos', self.topic, info.total_count),
+                              '%s: a publisher with incompatible QoS (%s) was discovered; none '
+                              'of its markers are received. Subscription: %s (publish '
+                              'reliable, or set qos_overrides.%s.subscription.reliability)'
+                              % (self._resolved_topic, policy,
+                                 _qos_text(self._subscription_qos), self._resolved_topic))
 
     def configure(self, config):
         required = config.required_obstacle_sources if self.kind != LINK else ()
@@ -143,6 +182,8 @@ class MarkerSource(Source):
             self._problems.report(('input', self.kind, 'batch'), '%s markers: %s'
                                   % (self.kind, result.error.reason))
             return
+        self._problems.resolve(('input', self.kind, 'batch'),
+                               '%s markers: built again' % self.kind)
         clears, ops, heard = result.value
         for namespace, received in heard.items():
             self._monitor.heard(self.kind, namespace, received)
