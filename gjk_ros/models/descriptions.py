@@ -32,6 +32,9 @@ _REQUIRED_KEYS = {
     'capsule': ('radius', 'length'),
     'mesh': ('uri',),
     'points': ('points',),
+    'cone': ('radius', 'length'),
+    'ellipsoid': ('semi_axes',),
+    'half_space': (),
 }
 _OPTIONAL_KEYS = {'mesh': ('scale',), 'points': ('radius',)}
 
@@ -43,7 +46,8 @@ def piece_from_description(body: str, frame_id: str, description: Mapping, *,
 
     Schema (numbers may be given as lists or as whitespace-separated strings)::
 
-        type: box | sphere | cylinder | capsule | mesh | points   (required)
+        type: box | sphere | cylinder | capsule | mesh | points | cone | ellipsoid |
+              half_space                                           (required)
         xyz: [x, y, z]        pose of the piece in frame_id, default [0, 0, 0]
         rpy: [r, p, y]        fixed-axis roll, pitch, yaw as in URDF, default [0, 0, 0]
         box:      size: [x, y, z]           full edge lengths, > 0
@@ -56,6 +60,10 @@ def piece_from_description(body: str, frame_id: str, description: Mapping, *,
         points:   points: [[x, y, z], ...] or flat [x0, y0, z0, x1, ...] (ROS parameters
                           cannot hold nested lists); the piece is their convex hull
                   radius: r                 sweep radius, >= 0, default 0
+        cone:     radius: r, length: l      axis z, centred, apex at +l/2, > 0
+        ellipsoid: semi_axes: [a, b, c]     along x, y, z, > 0 (exact)
+        half_space:                         the solid z <= 0 of the piece frame (normal +z):
+                                            a table top or a floor, placed by xyz/rpy
 
     Unknown keys are errors, so a typo does not silently drop a setting.
 
@@ -120,6 +128,12 @@ def _shape(kind: str, description: Mapping, body: str,
         return primitives.cylinder(description['radius'], description['length'])
     if kind == 'capsule':
         return primitives.capsule(description['radius'], description['length'])
+    if kind == 'cone':
+        return primitives.cone(description['radius'], description['length'])
+    if kind == 'ellipsoid':
+        return primitives.exact_ellipsoid(description['semi_axes'])
+    if kind == 'half_space':
+        return primitives.half_space()
     if kind == 'mesh':
         return _mesh(description, body, resolver)
     return _point_set(description)
