@@ -99,8 +99,9 @@ def test_mesh_with_uniform_and_per_axis_scale(tmp_path):
 
 @pytest.mark.parametrize('description, words', [
     ([1, 2, 3], 'must be a mapping'),
-    ({}, 'shape type must be one of box, sphere, cylinder, capsule, mesh, points, got None'),
-    ({'type': 'cone'}, "got 'cone'"),
+    ({}, 'shape type must be one of box, sphere, cylinder, capsule, mesh, points, cone, '
+         'ellipsoid, half_space, got None'),
+    ({'type': 'torus'}, "got 'torus'"),
     ({'type': 'box'}, 'box: missing key size'),
     ({'type': 'box', 'size': [1, 1, 1], 'colour': 'red'}, 'unknown keys colour'),
     ({'type': 'box', 'size': [1, 1]}, 'box size must be 3 numbers'),

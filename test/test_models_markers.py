@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.models import marker_to_piece, ModelError, ResourceResolver
-from gjk_ros.models import markers
+from gjk_ros.models import markers, primitives
 from gjk_ros.models.primitives import ELLIPSOID_OUTER_ERROR, ELLIPTIC_CYLINDER_OUTER_ERROR
 import numpy as np
 import pytest
@@ -110,23 +110,19 @@ def test_uniform_sphere_is_exact():
     assert piece.description == 'sphere radius 0.15' and piece.warnings == ()
 
 
-def test_non_uniform_sphere_is_an_outer_ellipsoid_approximation_with_a_warning():
+def test_non_uniform_sphere_is_the_exact_ellipsoid():
     diameters = np.array([0.2, 0.4, 1.0])
     piece = marker_to_piece(make_marker(TYPES.SPHERE, scale=diameters))
     semi = diameters / 2.0
     exact = np.linalg.norm(DIRECTIONS * semi, axis=1)   # ellipsoid support function
-    got = local_support(piece)
-    assert np.all(got >= exact - 1e-12)                  # contains the ellipsoid
-    assert np.all(got <= exact + ELLIPSOID_OUTER_ERROR * semi.max() + 1e-12)
-    assert 0.0 < ELLIPSOID_OUTER_ERROR < 0.01
-    assert len(piece.warnings) == 1 and piece.warnings[0].startswith('obstacles/7: ')
-    assert 'ellipsoid' in piece.warnings[0] and 'ellipsoid' in piece.description
+    np.testing.assert_allclose(local_support(piece), exact, rtol=1e-12, atol=1e-15)
+    assert piece.warnings == () and 'ellipsoid' in piece.description
 
 
 def test_ellipsoids_scale_one_template_and_climb_like_a_fresh_hull():
     """The scaled template's vertex graph is the hull's: hill climbing finds every support."""
     diameters = np.array([0.2, 0.4, 1.0])
-    scaled = marker_to_piece(make_marker(TYPES.SPHERE, scale=diameters)).shape
+    scaled = primitives.ellipsoid(diameters, 'body').polytope  # SPHERE_LIST's outer form
     fresh = ConvexPolytope.from_points(scaled.vertices)
     assert scaled.num_vertices == fresh.num_vertices
     probe = ConvexPolytope.box([0.01, 0.01, 0.01])

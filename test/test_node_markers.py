@@ -262,3 +262,24 @@ def test_labels_without_names_show_ids():
     array = builder.build(scene_records(), HEADER, [])
     (label,) = by_namespace(array, 'distance_labels')
     assert label.text == '#0 / #3: +0.020 m'
+
+
+@pytest.mark.parametrize('shape', [ConvexPolytope.cone(0.1, 0.15),
+                                   ConvexPolytope.ellipsoid([0.1, 0.2, 0.3])],
+                         ids=['cone', 'ellipsoid'])
+def test_smooth_kinds_are_drawn_on_their_surface(shape):
+    """Cones and ellipsoids: the hull of support points, inside and close to the body."""
+    points = shape_triangles(shape).reshape(-1, 3)
+    rng = numpy.random.default_rng(1)
+    for direction in rng.normal(size=(200, 3)):
+        direction /= numpy.linalg.norm(direction)
+        true_extent = shape.support(direction) @ direction
+        drawn_extent = (points @ direction).max()
+        assert true_extent - 0.1 * shape.bounding_radius - 1e-9 <= drawn_extent \
+            <= true_extent + 1e-9
+
+
+def test_a_half_space_is_drawn_as_a_slab_under_its_plane():
+    points = shape_triangles(ConvexPolytope.half_space()).reshape(-1, 3)
+    assert points[:, 2].max() == 0.0 and points[:, 2].min() < 0.0
+    assert numpy.ptp(points[:, 0]) == numpy.ptp(points[:, 1]) == markers_module.HALF_SPACE_DRAWN

@@ -21,8 +21,8 @@ follow RViz's reading of ``scale``:
 CUBE
     ``scale`` = full edge lengths.
 SPHERE
-    ``scale`` = diameters; equal ones give the exact sphere, unequal ones an ellipsoid,
-    replaced by an outer polytope (see :mod:`gjk_ros.models.primitives`) with a warning.
+    ``scale`` = diameters; equal ones give the exact sphere, unequal ones the exact
+    ellipsoid (a support mapping, like the sphere's).
 CYLINDER
     ``scale.x``, ``scale.y`` = diameters, ``scale.z`` = height along z; unequal x/y give an
     elliptic cylinder, replaced by an outer prism with a warning.
@@ -153,7 +153,10 @@ def _cube(marker, body, resolver) -> primitives.Shape:
 
 
 def _sphere(marker, body, resolver) -> primitives.Shape:
-    return primitives.ellipsoid(_scale(marker), body)
+    diameters = check_positive(_scale(marker), 'sphere diameters')
+    if np.ptp(diameters) == 0.0:
+        return primitives.sphere(float(diameters[0]) / 2.0)
+    return primitives.exact_ellipsoid(diameters / 2.0)
 
 
 def _cylinder(marker, body, resolver) -> primitives.Shape:

@@ -198,7 +198,19 @@ def _icosphere(level):
 
 
 def _core_points(shape):
-    """Points whose hull is the shape before its sweep (a cylinder gets two rims)."""
+    """
+    Points whose hull is the shape before its sweep (a cylinder gets two rims).
+
+    A cone or an ellipsoid is drawn as the hull of its support points along icosphere
+    directions (on its true surface); a half-space, which has no extent, as a slab of
+    ``HALF_SPACE_DRAWN`` metres under its plane.
+    """
+    if shape.kind in ('cone', 'ellipsoid'):
+        return numpy.array([shape.support(direction) for direction in _icosphere(2)])
+    if shape.kind == 'half_space':
+        half = HALF_SPACE_DRAWN / 2.0
+        return numpy.array([(x, y, z) for x in (-half, half) for y in (-half, half)
+                            for z in (-0.01, 0.0)])
     if shape.kind != 'cylinder':
         return numpy.asarray(shape.vertices, dtype=float)
     angles = numpy.linspace(0.0, 2.0 * math.pi, _CYLINDER_SEGMENTS, endpoint=False)
@@ -207,6 +219,10 @@ def _core_points(shape):
     half = shape.cylinder_half_length
     return numpy.concatenate([numpy.column_stack([rim, numpy.full(len(rim), z)])
                               for z in (-half, half)])
+
+
+# Edge of the square drawn for a half-space (a table top or a floor), metres.
+HALF_SPACE_DRAWN = 4.0
 
 
 def _swept(points, radius):

@@ -43,7 +43,7 @@ _SPECS = {spec.name: spec for spec in PARAMETERS}
 # Piece types cheap enough to build in the parameter callback, so that a typo in a size is
 # refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
 # a log line and a diagnostics error) by the geometry worker.
-_CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule')
+_CHEAP_TYPES = ('box', 'sphere', 'cylinder', 'capsule', 'cone', 'ellipsoid', 'half_space')
 
 
 class NodeParameters:

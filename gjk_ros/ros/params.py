@@ -168,10 +168,11 @@ PARAMETERS = (
     ParameterSpec('static_obstacles', 'string', '',
                   'Obstacles fixed to a frame, as a YAML (or JSON) list in a string. Each entry '
                   'has a name, a frame_id (default: fixed_frame) and pieces; a piece is {type: '
-                  'box|sphere|cylinder|capsule|mesh|points, ...} with xyz/rpy placing it in '
-                  'frame_id (URDF conventions), e.g. "[{name: table, frame_id: world, pieces: '
-                  '[{type: box, size: [1.2, 0.8, 0.05], xyz: [0.6, 0.0, 0.4]}]}, {name: post, '
-                  'type: sphere, radius: 0.1, xyz: [0.0, 1.0, 1.0]}]". Empty for none.',
+                  'box|sphere|cylinder|capsule|cone|ellipsoid|half_space|mesh|points, ...} '
+                  'with xyz/rpy placing it in frame_id (URDF conventions; a half_space is the '
+                  'solid z <= 0 of its frame: a floor or a table top), e.g. "[{name: table, '
+                  'frame_id: world, pieces: [{type: box, size: [1.2, 0.8, 0.05], xyz: [0.6, '
+                  '0.0, 0.4]}]}, {name: floor, type: half_space}]". Empty for none.',
                   reconfigures=('sources',)),
     ParameterSpec('link_geometry', 'string', '',
                   'Extra collision pieces for links (a tool, a held part), in the '
