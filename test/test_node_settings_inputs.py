@@ -84,6 +84,8 @@ def level(entry):
 
 
 def value(entry, key):
+    if entry is None:  # no /diagnostics message yet
+        return ''
     return {item.key: item.value for item in entry.values}.get(key, '')
 
 
