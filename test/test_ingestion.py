@@ -17,7 +17,9 @@
 import math
 import time
 
-from gjk_ros.ros.ingestion import check_pose, IngestLimits, Ingestor, marker_count
+from gjk_ros.ros.ingestion import Ingestor
+from gjk_ros.ros.jobs import check_pose, marker_count
+from gjk_ros.ros.limits import IngestLimits
 import pytest
 
 rclpy_serialization = pytest.importorskip('rclpy.serialization')

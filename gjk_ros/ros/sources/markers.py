@@ -37,7 +37,7 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
 from dataclasses import dataclass, replace
 
 from gjk_ros.ros.bodies import LINK
-from gjk_ros.ros.ingestion import lifetime_expiry, marker_count
+from gjk_ros.ros.jobs import lifetime_expiry, marker_count
 from gjk_ros.ros.placement import MarkerPlacement
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.freshness import SourceMonitor
