@@ -155,17 +155,13 @@ def _in_simplex(simplex_index, count, index_a, index_b):
 
 @njit(inline=True)
 def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weights, seeds,
-        hill_climb,
-        counters, scale):
+        hill_climb, counters, scale):
     """
-    Run the GJK loop from a simplex of ``count`` vertices (0 = cold start).
+    Run GJK from ``count`` simplex vertices (0: cold): ``(outcome, count, vx, vy, vz, gap)``.
 
-    Returns ``(outcome, count, vx, vy, vz, gap)``: ``v`` is the point of A - B closest to the
-    origin found, ``gap`` Cameron's G-test value ``v.v - v.w`` of the last support point (the
-    distance lies in ``[|v| - gap / |v|, |v|]``). ``GJK_CONTACT`` means the origin lies in (or
-    within ``CONTACT_REL`` of) the simplex: the bodies touch or overlap and EPA takes over.
-    ``seeds`` (2,) are the hill-climbing start vertices, updated to the last support vertices
-    (Cameron's ``last_best``).
+    ``v`` is the best point of A - B found, ``gap`` Cameron's G-test ``v.v - v.w`` of its support
+    point (the distance lies in ``[|v| - gap / |v|, |v|]``). ``GJK_CONTACT``: the origin is in (or
+    within ``CONTACT_REL`` of) the simplex, EPA takes over. ``seeds`` are Cameron's ``last_best``.
     """
     tolerance = GJK_SMOOTH_REL if is_smooth(body_a, body_b) else GJK_POLYTOPE_REL
     contact2 = (CONTACT_REL * scale) ** 2

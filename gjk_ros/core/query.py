@@ -325,6 +325,23 @@ def _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, coun
 
 
 @njit(inline=True)
+def _closed_form(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                 hill_climb, counters, seeds, scale, cache_count, epa_sizes, cache_seeds):
+    """Write row ``k`` of a pair with a closed form (half-space, parallel cylinders), or False."""
+    if body_a[B_KIND] == KIND_HALF_SPACE or body_b[B_KIND] == KIND_HALF_SPACE:
+        _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                        hill_climb, counters, seeds)
+        cache_seeds[k, 0], cache_seeds[k, 1] = seeds[0], seeds[1]
+    elif _parallel_cylinders(body_a, body_b, rel):
+        _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts,
+                                counters, scale)
+    else:
+        return False
+    cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0  # no tracked state to keep
+    return True
+
+
+@njit(inline=True)
 def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, cache_index,
                cache_local, cache_seeds, epa_store, simplex, simplex_index, weights, counters,
                rel, seeds, ep, values, status, counts, hill_climb, tracking):
@@ -345,17 +362,8 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
         epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0
         cache_seeds[k, 0], cache_seeds[k, 1] = 0, 0
     seeds[0], seeds[1] = cache_seeds[k, 0], cache_seeds[k, 1]
-    if body_a[B_KIND] == KIND_HALF_SPACE or body_b[B_KIND] == KIND_HALF_SPACE:
-        _half_space_row(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
-                        hill_climb, counters, seeds)
-        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
-        cache_seeds[k, 0], cache_seeds[k, 1] = seeds[0], seeds[1]
-        return
-
-    if _parallel_cylinders(body_a, body_b, rel):
-        _parallel_cylinders_row(body_a, body_b, pose_a, rel, k, values, status, counts,
-                                counters, scale)
-        cache_count[k], epa_sizes[k, 0], epa_sizes[k, 1] = 0, 0, 0
+    if _closed_form(geom_a, body_a, geom_b, body_b, pose_a, rel, k, values, status, counts,
+                    hill_climb, counters, seeds, scale, cache_count, epa_sizes, cache_seeds):
         return
 
     # Step 1: last step's penetration polytope, if it is still valid (Cameron section 5).

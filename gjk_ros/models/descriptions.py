@@ -12,7 +12,30 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Convex pieces from plain dict descriptions (static obstacles, link overrides)."""
+"""
+Convex pieces from plain dict descriptions (static obstacles, link overrides).
+
+Schema (numbers may be given as lists or as whitespace-separated strings)::
+
+    type: box | sphere | cylinder | capsule | mesh | points | cone | ellipsoid |
+          half_space                                           (required)
+    xyz: [x, y, z]        pose of the piece in frame_id, default [0, 0, 0]
+    rpy: [r, p, y]        fixed-axis roll, pitch, yaw as in URDF, default [0, 0, 0]
+    box:      size: [x, y, z]           full edge lengths, > 0
+    sphere:   radius: r                 > 0
+    cylinder: radius: r, length: l      axis z, centred, > 0
+    capsule:  radius: r, length: l      segment z in [-l/2, l/2] swept by r (total
+                                        extent l + 2 r), > 0
+    mesh:     uri: 'package://...' | 'file:///...' | path
+              scale: [sx, sy, sz] or s  default 1, non-zero
+    points:   points: [[x, y, z], ...] or flat [x0, y0, z0, x1, ...] (ROS parameters
+                      cannot hold nested lists); the piece is their convex hull
+              radius: r                 sweep radius, >= 0, default 0
+    cone:     radius: r, length: l      axis z, centred, apex at +l/2, > 0
+    ellipsoid: semi_axes: [a, b, c]     along x, y, z, > 0 (exact)
+    half_space:                         the solid z <= 0 of the piece frame (normal +z):
+                                        a table top or a floor, placed by xyz/rpy
+"""
 
 from collections.abc import Mapping
 
@@ -44,28 +67,8 @@ def piece_from_description(body: str, frame_id: str, description: Mapping, *,
     """
     Build a convex piece from a plain dict, as declared in a parameter file.
 
-    Schema (numbers may be given as lists or as whitespace-separated strings)::
-
-        type: box | sphere | cylinder | capsule | mesh | points | cone | ellipsoid |
-              half_space                                           (required)
-        xyz: [x, y, z]        pose of the piece in frame_id, default [0, 0, 0]
-        rpy: [r, p, y]        fixed-axis roll, pitch, yaw as in URDF, default [0, 0, 0]
-        box:      size: [x, y, z]           full edge lengths, > 0
-        sphere:   radius: r                 > 0
-        cylinder: radius: r, length: l      axis z, centred, > 0
-        capsule:  radius: r, length: l      segment z in [-l/2, l/2] swept by r (total
-                                            extent l + 2 r), > 0
-        mesh:     uri: 'package://...' | 'file:///...' | path
-                  scale: [sx, sy, sz] or s  default 1, non-zero
-        points:   points: [[x, y, z], ...] or flat [x0, y0, z0, x1, ...] (ROS parameters
-                          cannot hold nested lists); the piece is their convex hull
-                  radius: r                 sweep radius, >= 0, default 0
-        cone:     radius: r, length: l      axis z, centred, apex at +l/2, > 0
-        ellipsoid: semi_axes: [a, b, c]     along x, y, z, > 0 (exact)
-        half_space:                         the solid z <= 0 of the piece frame (normal +z):
-                                            a table top or a floor, placed by xyz/rpy
-
-    Unknown keys are errors, so a typo does not silently drop a setting.
+    The schema is in the module docstring. Unknown keys are errors, so a typo does not
+    silently drop a setting.
 
     Parameters
     ----------
