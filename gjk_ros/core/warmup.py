@@ -43,7 +43,7 @@ __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'cache_directory']
 
 # Entry points compiled together share their non-inlined callees (update_sequence calls
 # update's kernel), so they stay in one process.
-GROUPS = ('pairset', 'signed_distance')
+GROUPS = ('pairset', 'signed_distance', 'points')
 
 
 def _bodies():
@@ -82,7 +82,17 @@ def _warm_signed_distance():
     signed_distance(box, pose_a, box, pose_b, hill_climb=False)
 
 
-_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance}
+def _warm_points():
+    """Compile the point distance kernels (observation sources)."""
+    from .points import PointDistanceShape, points_in_ball
+    points = np.random.default_rng(0).normal(size=(16, 3))
+    for body in _bodies():
+        PointDistanceShape(body).signed_distances(points, np.eye(4))
+    points_in_ball(points, 0.0, 0.0, 0.0, 1.0, np.empty(16, dtype=np.int64))
+
+
+_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,
+            'points': _warm_points}
 
 
 def warm_up_group(name):
