@@ -118,13 +118,16 @@ def test_frame_without_tf_at_the_stamp(scene, node):
 
     def send(frame):
         sensors.send('/safe_cloud', cloud_message(points, frame, scene.now_ns()))
-    send('world')
-    wait_until(lambda: 0.0 < min_distance(scene) < SLAB_GAP, node_process=node,
-               what='a finite minimum', period=0.05)
-    for _ in range(5):
+
+    def finite():
+        send('world')
+        return 0.0 < min_distance(scene) < SLAB_GAP
+    wait_until(finite, node_process=node, what='a finite minimum', period=0.1)
+
+    def refused():
         send('nowhere')
-    wait_until(lambda: node.lines_with("observation source 'cloud'", "'nowhere'"),
-               what='the frame named', node_process=node)
+        return node.lines_with("observation source 'cloud'", "'nowhere'")
+    wait_until(refused, what='the frame named', node_process=node, period=0.1)
     wait_until(lambda: min_distance(scene) == -math.inf, what='min_distance -inf',
                node_process=node)
 

@@ -84,10 +84,15 @@ def _warm_signed_distance():
 
 def _warm_points():
     """Compile the point distance kernels (observation sources)."""
-    from .points import PointDistanceShape, points_in_ball
+    from .points import PointDistanceShape, PointGrid, points_in_ball
     points = np.random.default_rng(0).normal(size=(16, 3))
+    everything = np.arange(16, dtype=np.int64)
     for body in _bodies():
-        PointDistanceShape(body).signed_distances(points, np.eye(4))
+        shape = PointDistanceShape(body)
+        shape.signed_distances(points, np.eye(4))
+        shape.nearest(points, np.eye(4), everything)
+        shape.within(points, np.eye(4), everything, 0.01)
+        PointGrid(points).nearest(shape, np.eye(4), hint=0)
     points_in_ball(points, 0.0, 0.0, 0.0, 1.0, np.empty(16, dtype=np.int64))
 
 

@@ -258,7 +258,7 @@ PARAMETERS = (
     # Observation sources (gjk_ros/ros/sources/observations.py).
     ParameterSpec('observation_sources', 'string_array', [],
                   "Point clouds and laser scans as obstacles, one 'name:type:topic' each, type "
-                  "pointcloud (sensor_msgs/PointCloud2) or scan (sensor_msgs/LaserScan), e.g. "
+                  'pointcloud (sensor_msgs/PointCloud2) or scan (sensor_msgs/LaserScan), e.g. '
                   "['camera:pointcloud:/camera/depth/points']; subscribed with SensorDataQoS. "
                   'Each is one obstacle named after the source, measured exactly against the '
                   'self-filtered points. Read at start-up.',

@@ -28,9 +28,8 @@ numpy and the compiled kernels release the GIL, so the cycle never waits for a c
 each cycle with the link poses the cycle uses. The pair (link, source) is then measured by the
 core like any other and is exact: its minimum over these points is attained at the point
 nearest to the link, and every other point in the set is a real cloud point, never nearer.
-The nearest point to a piece is found among the points within ``U + R`` of the centre of the
-piece's bounding sphere (radius R; U the exact distance of any cloud point), since no point
-farther than that can be nearer (``gjk_ros.core.points``).
+The nearest point to a piece is searched in a grid of the cloud, pruned by exact lower bounds
+(``gjk_ros.core.points.PointGrid``).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
 ``observation_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
@@ -43,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 import time
 
-from gjk_ros.core.points import PointDistanceShape, points_in_ball
+from gjk_ros.core.points import PointDistanceShape, PointGrid, points_in_ball
 from gjk_ros.ros.bodies import LINK, OBSTACLE
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.clouds import decode_laserscan, decode_pointcloud2, read_cloud_header
@@ -51,7 +50,8 @@ from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 from rclpy.qos import qos_profile_sensor_data
 
-__all__ = ['make_observation_sources', 'ObservationSource', 'parse_observation_sources']
+__all__ = ['Cloud', 'CloudLimits', 'make_observation_sources', 'nearest_point',
+           'ObservationSource', 'parse_observation_sources', 'process_cloud']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 # The names of the node's other sources (piece keys start with a source's name).
@@ -93,14 +93,12 @@ def make_observation_sources(config, problems, clocks, frames, decomposer):
             for name, kind, topic in specs]
 
 
-class _Cloud:
-    """Filtered points in fixed_frame with their search tree, stamp and receive time."""
+class Cloud:
+    """Filtered points in fixed_frame in a search grid, with their stamp and counts."""
 
     def __init__(self, points, stamp_ns, removed, count):
-        from scipy.spatial import cKDTree
         self.points = points
-        self.tree = cKDTree(points, balanced_tree=False, compact_nodes=False) \
-            if len(points) else None
+        self.grid = PointGrid(points) if len(points) else None
         self.stamp_ns = stamp_ns
         self.removed = removed
         self.count = count
@@ -120,12 +118,13 @@ class ObservationSource(Source):
         self._pending = []
         self._job = None            # the background processing of one cloud
         self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % name)
-        self.cloud = None           # the last cloud used (_Cloud)
+        self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
         self._shapes = {}           # id(shape) -> (shape, PointDistanceShape)
         self._nearest = {}          # piece key -> index into cloud.points
         self._placed = None         # (cloud, nearest) the point pieces were placed for
+        self._poses = {}            # piece key -> (cloud, pose, index) of its last search
         self.process_times = []
 
     # -- input ---------------------------------------------------------------------------------
@@ -183,8 +182,9 @@ class ObservationSource(Source):
         job, self._job = self._job, None
         try:
             cloud, seconds = job.result()
-        except ValueError as error:
-            self._refuse(str(error))
+        except Exception as error:  # noqa: B902 -- any failure refuses the cloud (fail-safe)
+            self._refuse(str(error) if isinstance(error, ValueError)
+                         else '%s: %s' % (type(error).__name__, error))
             return
         self.process_times = (self.process_times + [seconds])[-100:]
         limit = self._config.observation_max_time
@@ -203,8 +203,8 @@ class ObservationSource(Source):
                 continue
             del self._pending[:index + 1]  # older ones are superseded
             if placed is not None:
-                self._job = self._pool.submit(_process, DECODERS[self.kind], *placed,
-                                              _Limits(self._config))
+                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed,
+                                              CloudLimits(self._config))
             return
 
     def _placed_at_stamp(self, data, world):
@@ -252,8 +252,8 @@ class ObservationSource(Source):
     def _place_nearest(self, world, now):
         """Each link piece's nearest cloud point becomes (or moves) one point piece."""
         cloud = self.cloud
-        if cloud is None or cloud.tree is None:
-            self._nearest, self._placed = {}, None
+        if cloud is None or cloud.grid is None:
+            self._nearest, self._placed, self._poses = {}, None, {}
             world.set_pieces(OBSTACLE, self.name, [])
             return
         pieces = self._link_pieces(world)
@@ -268,26 +268,23 @@ class ObservationSource(Source):
                 nearest[key] = self._nearest_point(lookup.matrix @ origin, shape, key)
             else:  # any cloud point is harmless: the link's pairs are STALE meanwhile
                 nearest[key] = self._nearest.get(key, 0)
+        self._poses = {key: value for key, value in self._poses.items() if key in nearest}
         if (cloud, nearest) != self._placed or set(nearest) != self._piece_keys(world):
             self._nearest, self._placed = nearest, (cloud, nearest)
             self._set_points(world)
 
     def _nearest_point(self, pose, shape, key):
         """Index of the cloud point nearest to one link piece at ``pose`` (exact)."""
-        prepared = self._prepared(shape)
         cloud = self.cloud
-        centre = pose[:3, :3] @ prepared.center + pose[:3, 3]
-        _, start = cloud.tree.query(centre)
-        candidates = [int(start)]
-        if self._placed is not None and self._placed[0] is cloud and key in self._nearest:
-            candidates.append(self._nearest[key])  # tracking: usually still the nearest
-        bound = prepared.signed_distances(cloud.points, pose, numpy.array(candidates)).min()
-        # No point farther than bound + R from the centre can be nearer than the bound.
-        reach = max(bound + prepared.bound, 0.0)
-        indices = numpy.asarray(cloud.tree.query_ball_point(centre, reach), dtype=numpy.int64)
-        indices = numpy.concatenate([indices, numpy.array(candidates, dtype=numpy.int64)])
-        distances = prepared.signed_distances(cloud.points, pose, indices)
-        return int(indices[int(numpy.argmin(distances))])
+        last = self._poses.get(key)
+        if last is not None and last[0] is cloud and numpy.array_equal(last[1], pose):
+            return last[2]  # same cloud, same pose: the same answer
+        hint = None
+        if self._placed is not None and self._placed[0] is cloud:
+            hint = self._nearest.get(key)  # tracking: usually still the nearest
+        index = nearest_point(cloud, self._prepared(shape), pose, hint)
+        self._poses[key] = (cloud, pose, index)
+        return index
 
     def _prepared(self, shape):
         entry = self._shapes.get(id(shape))
@@ -359,7 +356,26 @@ class ObservationSource(Source):
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-class _Limits:
+def nearest_point(cloud, prepared, pose, hint=None):
+    """
+    Return the index of the cloud point nearest to a piece at ``pose`` (exact).
+
+    Parameters
+    ----------
+    cloud : Cloud
+        Points in fixed_frame and their search grid (not empty).
+    prepared : gjk_ros.core.points.PointDistanceShape
+        The piece.
+    pose : (4, 4) float
+        Piece-to-fixed_frame transform.
+    hint : int, optional
+        A point likely to be near (the last answer): it tightens the first bound.
+
+    """
+    return cloud.grid.nearest(prepared, pose, hint)[1]
+
+
+class CloudLimits:
     """What the background processing needs from the Config (read once per cloud)."""
 
     def __init__(self, config):
@@ -371,7 +387,7 @@ class _Limits:
         self.padding = config.self_filter_padding
 
 
-def _process(decode, data, header, transform, links, limits):
+def process_cloud(decode, data, header, transform, links, limits):
     """Decode, limit, place and self-filter one cloud (background thread); (cloud, seconds)."""
     started = time.perf_counter()
     _, points, count = decode(data)
@@ -383,7 +399,7 @@ def _process(decode, data, header, transform, links, limits):
     points = points @ transform[:3, :3].T + transform[:3, 3]
     points = points[(points[:, 2] >= limits.min_height) & (points[:, 2] <= limits.max_height)]
     keep = _self_filter(numpy.ascontiguousarray(points), links, limits.padding)
-    cloud = _Cloud(points[keep], header.stamp_ns, int((~keep).sum()), count)
+    cloud = Cloud(points[keep], header.stamp_ns, int((~keep).sum()), count)
     return cloud, time.perf_counter() - started
 
 
@@ -396,8 +412,7 @@ def _self_filter(points, links, padding):
         count = points_in_ball(points, centre[0], centre[1], centre[2],
                                prepared.bound + padding, scratch)
         near = scratch[:count]
-        inside = prepared.signed_distances(points, pose, near) <= padding
-        keep[near[inside]] = False
+        keep[near[prepared.within(points, pose, near, padding)]] = False
     return keep
 
 
