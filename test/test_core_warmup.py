@@ -122,11 +122,11 @@ def test_read_only_install_uses_user_cache(tmp_path):
 
 def test_warm_up_covers_every_public_entry_point():
     """The warm-up compiles what the node (PairSet), the planner and signed_distance run."""
-    assert set(warmup.GROUPS) == {'pairset', 'signed_distance', 'planning'}
+    assert set(warmup.GROUPS) == {'pairset', 'signed_distance', 'planning', 'points'}
     seconds = warmup.warm_up(jobs=1)  # in this process: the suite compiles these anyway
     assert set(seconds) == set(warmup.GROUPS)
 
 
-@pytest.mark.parametrize('name', ['pairset', 'signed_distance', 'planning'])
+@pytest.mark.parametrize('name', ['pairset', 'signed_distance', 'planning', 'points'])
 def test_warm_up_group_runs_the_public_api(name):
     assert warmup.warm_up_group(name) >= 0.0

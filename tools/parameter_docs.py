@@ -62,7 +62,9 @@ def yaml_value(value):
     if isinstance(value, bool):
         return 'true' if value else 'false'
     if isinstance(value, float):
-        return '.inf' if value == math.inf else repr(value)
+        if math.isinf(value):
+            return '.inf' if value > 0 else '-.inf'
+        return repr(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):

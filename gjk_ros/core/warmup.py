@@ -43,7 +43,7 @@ __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'cache_directory']
 
 # Entry points compiled together share their non-inlined callees (update_sequence calls
 # update's kernel), so they stay in one process.
-GROUPS = ('pairset', 'signed_distance', 'planning')
+GROUPS = ('pairset', 'signed_distance', 'planning', 'points')
 
 
 def _bodies():
@@ -110,8 +110,22 @@ def _warm_planning():
         np.ones((2, 1))), 0.0, 1e-4, arrays.stats)
 
 
+def _warm_points():
+    """Compile the point distance kernels (observation sources)."""
+    from .points import PointDistanceShape, PointGrid, points_in_ball
+    points = np.random.default_rng(0).normal(size=(16, 3))
+    everything = np.arange(16, dtype=np.int64)
+    for body in _bodies():
+        shape = PointDistanceShape(body)
+        shape.signed_distances(points, np.eye(4))
+        shape.nearest(points, np.eye(4), everything)
+        shape.within(points, np.eye(4), everything, 0.01)
+        PointGrid(points).nearest(shape, np.eye(4), hint=0)
+    points_in_ball(points, 0.0, 0.0, 0.0, 1.0, np.empty(16, dtype=np.int64))
+
+
 _WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,
-            'planning': _warm_planning}
+            'planning': _warm_planning, 'points': _warm_points}
 
 
 def warm_up_group(name):

@@ -46,6 +46,7 @@ from gjk_ros.ros.problems import ProblemLog
 from gjk_ros.ros.readiness import Readiness
 from gjk_ros.ros.records import PairStatus
 from gjk_ros.ros.sources.markers import MarkerSource
+from gjk_ros.ros.sources.observations import make_observation_sources
 from gjk_ros.ros.sources.parameter_bodies import ParameterBodySource
 from gjk_ros.ros.sources.robot_model import RobotModelSource
 from gjk_ros.ros.timekeeping import NodeClocks
@@ -121,6 +122,8 @@ class DistanceNode(Node):
                    ParameterBodySource(self.problems)]
         sources += [MarkerSource(kind, self.ingestor, self.problems, self.clocks, self.frames)
                     for kind in (OBSTACLE, LINK)]
+        sources += make_observation_sources(self.config, self.problems, self.clocks,
+                                            self.frames, self.decomposer)
         self.sources = {source.name: source for source in sources}
         self.clocks.on_jump_back(self.frames.buffer.clear_dynamic)
         for source in sources:

@@ -262,6 +262,51 @@ PARAMETERS = (
                   'tracking); false starts every query cold. Results are the same, speed '
                   'differs.',
                   reconfigures=('layout',)),
+    # Observation sources (gjk_ros/ros/sources/observations.py).
+    ParameterSpec('observation_sources', 'string_array', [],
+                  "Point clouds and laser scans as obstacles, one 'name:type:topic' each, type "
+                  'pointcloud (sensor_msgs/PointCloud2) or scan (sensor_msgs/LaserScan), e.g. '
+                  "['camera:pointcloud:/camera/depth/points']; subscribed with SensorDataQoS. "
+                  'Each is one obstacle named after the source, measured exactly against the '
+                  'self-filtered points. Read at start-up.',
+                  reconfigures=('sources',)),
+    ParameterSpec('required_observation_sources', 'string_array', [],
+                  'Observation sources that must have sent a usable cloud, and be fresh, '
+                  'before ~/min_distance is anything but -inf.',
+                  reconfigures=('sources',)),
+    ParameterSpec('observation_timeout', 'double', 0.5,
+                  'Seconds after the stamp of its last usable cloud at which an observation '
+                  'source is silent: its pairs are STALE and ~/min_distance is -inf (Nav2 '
+                  'source_timeout).',
+                  low=0.0, high=3600.0, positive=True, reconfigures=('sources',)),
+    ParameterSpec('observation_min_range', 'double', 0.0,
+                  'Metres from the sensor under which points are ignored.',
+                  low=0.0, reconfigures=('sources',)),
+    ParameterSpec('observation_max_range', 'double', math.inf,
+                  'Metres from the sensor beyond which points are ignored (.inf: none).',
+                  low=0.0, positive=True, reconfigures=('sources',)),
+    ParameterSpec('observation_min_height', 'double', -math.inf,
+                  'Points lower than this z in fixed_frame (metres) are ignored.',
+                  reconfigures=('sources',)),
+    ParameterSpec('observation_max_height', 'double', math.inf,
+                  'Points higher than this z in fixed_frame (metres) are ignored.',
+                  reconfigures=('sources',)),
+    ParameterSpec('self_filter_padding', 'double', 0.02,
+                  'Metres: cloud points within this distance of a link piece (posed at the '
+                  "cloud's stamp) are the robot itself and are removed before measuring.",
+                  low=0.0, high=10.0, reconfigures=('sources',)),
+    ParameterSpec('observation_max_points', 'integer', 2000000,
+                  'Most points in one cloud or scan; a bigger one is refused, naming its '
+                  'source (its pairs go STALE).',
+                  low=1, high=100000000, reconfigures=('sources',)),
+    ParameterSpec('observation_max_bytes', 'integer', 64000000,
+                  'Most bytes in one cloud or scan message; a bigger one is refused, naming its '
+                  'source.',
+                  low=1, high=2000000000, reconfigures=('sources',)),
+    ParameterSpec('observation_max_time', 'double', 0.5,
+                  'Seconds one cloud may take to decode, place and self-filter (on a '
+                  'background thread); a slower cloud is refused, naming its source.',
+                  low=0.0, high=60.0, positive=True, reconfigures=('sources',)),
 )
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
@@ -592,6 +637,17 @@ class Config:
     publish_markers: bool = True
     hill_climbing: bool = True
     tracking: bool = True
+    observation_sources: tuple = ()
+    required_observation_sources: tuple = ()
+    observation_timeout: float = 0.5
+    observation_min_range: float = 0.0
+    observation_max_range: float = math.inf
+    observation_min_height: float = -math.inf
+    observation_max_height: float = math.inf
+    self_filter_padding: float = 0.02
+    observation_max_points: int = 2000000
+    observation_max_bytes: int = 64000000
+    observation_max_time: float = 0.5
 
     @classmethod
     def from_values(cls, values):

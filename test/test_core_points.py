@@ -1,0 +1,142 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Point distances to convex pieces against GJK/EPA on a one-point polytope (seeded scenes)."""
+
+from gjk_ros.core import ConvexPolytope, signed_distance
+from gjk_ros.core.points import PointDistanceShape, PointGrid, points_in_ball
+from gjk_ros.core.rigid import quaternion_matrix
+import numpy
+import pytest
+
+TOLERANCE = 1e-9
+POINT = ConvexPolytope.from_points(numpy.zeros((1, 3)))
+
+
+def shapes(rng):
+    """One shape of every kind the kernel branches on, including the flat and degenerate."""
+    flat = numpy.c_[rng.normal(size=(7, 2)), numpy.zeros(7)]
+    return {
+        'box': ConvexPolytope.box([0.1, 0.2, 0.05]),
+        'hull': ConvexPolytope.from_points(rng.normal(size=(40, 3)) * 0.2),
+        'swept hull': ConvexPolytope.from_points(rng.normal(size=(12, 3)) * 0.1, radius=0.03),
+        'sphere': ConvexPolytope.sphere(0.07),
+        'capsule': ConvexPolytope.capsule(0.04, 0.3),
+        'cylinder': ConvexPolytope.cylinder(0.05, 0.2),
+        'flat': ConvexPolytope.from_points(flat * 0.2),
+        'segment': ConvexPolytope.from_points([[0.0, 0.0, -0.1], [0.0, 0.0, 0.2]]),
+        'point': POINT,
+    }
+
+
+def reference(shape, pose, point):
+    """Signed distance from the core's GJK/EPA between the piece and a one-point polytope."""
+    place = numpy.eye(4)
+    place[:3, 3] = point
+    return signed_distance(shape, pose, POINT, place).distance
+
+
+def random_pose(rng):
+    pose = numpy.eye(4)
+    quaternion = rng.normal(size=4)
+    pose[:3, :3] = quaternion_matrix(*(quaternion / numpy.linalg.norm(quaternion)))
+    pose[:3, 3] = rng.normal(size=3) * 0.3
+    return pose
+
+
+@pytest.mark.parametrize('seed', range(6))
+def test_point_distances_match_gjk_epa(seed):
+    rng = numpy.random.default_rng(seed)
+    for name, shape in shapes(rng).items():
+        pose = random_pose(rng)
+        # Points around the piece: many inside its bounding sphere, some far away.
+        centre = pose[:3, :3] @ shape.bounding_center + pose[:3, 3]
+        points = centre + rng.normal(size=(60, 3)) * shape.bounding_radius * 0.8
+        points[:5] = centre + rng.normal(size=(5, 3)) * 5.0
+        got = PointDistanceShape(shape).signed_distances(points, pose)
+        want = numpy.array([reference(shape, pose, point) for point in points])
+        assert numpy.abs(got - want).max() <= TOLERANCE, name
+
+
+def test_touching_and_inside_a_box():
+    box = PointDistanceShape(ConvexPolytope.box([0.1, 0.1, 0.1]))
+    points = numpy.array([[0.1, 0.0, 0.0], [0.0, 0.0, 0.0], [0.05, 0.0, 0.0],
+                          [0.2, 0.2, 0.1], [0.1, 0.1, 0.1]])
+    got = box.signed_distances(points, numpy.eye(4))
+    numpy.testing.assert_allclose(got, [0.0, -0.1, -0.05, numpy.hypot(0.1, 0.1), 0.0],
+                                  atol=1e-15)
+
+
+def test_indices_select_points():
+    sphere = PointDistanceShape(ConvexPolytope.sphere(1.0))
+    points = numpy.array([[2.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 0.5]])
+    got = sphere.signed_distances(points, numpy.eye(4), numpy.array([2, 0]))
+    numpy.testing.assert_allclose(got, [-0.5, 1.0], atol=1e-15)
+
+
+def test_points_in_ball_is_a_brute_force_ball():
+    rng = numpy.random.default_rng(1)
+    points = rng.normal(size=(500, 3))
+    out = numpy.empty(500, dtype=numpy.int64)
+    count = points_in_ball(points, 0.1, -0.2, 0.3, 0.9, out)
+    want = numpy.flatnonzero(numpy.linalg.norm(points - [0.1, -0.2, 0.3], axis=1) <= 0.9)
+    numpy.testing.assert_array_equal(out[:count], want)
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_nearest_and_within_match_brute_force(seed):
+    """The pruned searches agree with measuring every point (ties: the same distance)."""
+    rng = numpy.random.default_rng(100 + seed)
+    for name, shape in shapes(rng).items():
+        prepared, pose = PointDistanceShape(shape), random_pose(rng)
+        centre = pose[:3, :3] @ shape.bounding_center + pose[:3, 3]
+        points = centre + rng.normal(size=(400, 3)) * (shape.bounding_radius + 0.05)
+        everything = numpy.arange(len(points))
+        exact = prepared.signed_distances(points, pose)
+        distance, index = prepared.nearest(points, pose, everything)
+        assert distance == exact.min() and exact[index] == distance, name
+        # A known bound that is already the answer is kept; a looser one is improved.
+        assert prepared.nearest(points, pose, everything, distance, index) == (distance, index)
+        assert prepared.nearest(points, pose, everything[::2], 10.0, -1)[0] == exact[::2].min()
+        for padding in (0.0, 0.01, 0.05):
+            numpy.testing.assert_array_equal(prepared.within(points, pose, everything, padding),
+                                             exact <= padding, err_msg=name)
+
+
+@pytest.mark.parametrize('seed', range(4))
+@pytest.mark.parametrize('cell', [0.01, 0.05, 1.0])
+def test_grid_nearest_matches_brute_force(seed, cell):
+    """Grid search over clustered and spread points, any cell size, with and without a hint."""
+    rng = numpy.random.default_rng(200 + seed)
+    spread = rng.normal(size=(300, 3)) * 2.0
+    wall = numpy.c_[numpy.full(300, 0.7), rng.uniform(-1.0, 1.0, (300, 2))]
+    points = numpy.vstack([spread, wall])
+    grid = PointGrid(points, cell=cell)
+    for name, shape in shapes(rng).items():
+        prepared, pose = PointDistanceShape(shape), random_pose(rng)
+        exact = prepared.signed_distances(points, pose)
+        for hint in (None, int(rng.integers(len(points)))):
+            distance, index = grid.nearest(prepared, pose, hint)
+            assert distance == exact.min() and exact[index] == distance, name
+
+
+def test_grid_of_one_point_and_a_capped_grid():
+    one = PointGrid(numpy.array([[1.0, 2.0, 3.0]]))
+    box = PointDistanceShape(ConvexPolytope.box([0.5, 0.5, 0.5]))
+    gap = numpy.sqrt(0.5 ** 2 + 1.5 ** 2 + 2.5 ** 2)
+    assert one.nearest(box, numpy.eye(4)) == (pytest.approx(gap, abs=1e-15), 0)
+    far = numpy.array([[0.0, 0.0, 0.0], [1000.0, 1000.0, 1000.0], [0.3, 0.0, 0.0]])
+    capped = PointGrid(far, cell=0.01, max_cells=1000)
+    assert int(numpy.prod(capped.dims)) <= 1000
+    assert capped.nearest(box, numpy.eye(4)) == (-0.5, 0)
