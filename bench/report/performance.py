@@ -51,6 +51,10 @@ STANDALONE = (
      'Every link-obstacle and self pair at every configuration of a trajectory, forward '
      'kinematics included, against Pinocchio + coal `computeDistances` on the same convex '
      'pieces.', None),
+    ('Observation sources: a 640x480 depth cloud', 'observations.md',
+     'One organized 307,200-point cloud against the Panda: decoding, placement and '
+     'self-filtering per cloud, the exact nearest point of every link piece per cycle, and a '
+     'scipy cKDTree baseline.', '.venv/bin/python -m bench.observations_bench'),
     ('Convex hull against convex decomposition', 'decomposition.md',
      'A point probe on a seeded path through two non-convex meshes (an L bracket and an open '
      "bin): the distance to the hull and to CoACD's parts, each against the exact distance to "
