@@ -51,6 +51,16 @@ STANDALONE = (
      'Every link-obstacle and self pair at every configuration of a trajectory, forward '
      'kinematics included, against Pinocchio + coal `computeDistances` on the same convex '
      'pieces.', None),
+    ('The answer contract at exact contacts', 'contact_suite.md',
+     'Touching configurations built from support points, every pair of shape kinds, sizes 1e-4 '
+     'to 1e3 m, near the origin and 1e3 m out, both orders, at every entry point: answers '
+     'checked and contract violations (docs/contract.md).',
+     '.venv/bin/python -m bench.contact_suite'),
+    ('Planner checks: yes/no, certified motions, gradients', 'planner_checks.md',
+     "`in_collision` per random configuration against Pinocchio + coal's `computeCollisions`, "
+     'OMPL RRTConnect solve times, certified and discrete motion checks against a dense exact '
+     'check, gradients against finite differences (docs/planning.md).',
+     '.venv/bin/python -m bench.planner_checks'),
     ('Observation sources: a 640x480 depth cloud', 'observations.md',
      'One organized 307,200-point cloud against the Panda: decoding, placement and '
      'self-filtering per cloud, the exact nearest point of every link piece per cycle, and a '
