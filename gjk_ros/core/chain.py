@@ -26,6 +26,7 @@ Living in the core lets a collision kernel pose the robot and test it in one com
 import math
 
 from ._jit import njit
+from .rigid import quaternion_into
 
 __all__ = ['MOTION_FIXED', 'MOTION_REVOLUTE', 'MOTION_PRISMATIC', 'MOTION_PLANAR',
            'MOTION_FLOATING', 'chain_forward', 'chain_pose', 'place_pieces', 'place_sequence',
@@ -55,19 +56,6 @@ def _axis_angle(x, y, z, angle, out):
 
 
 @njit(inline=True)
-def _quaternion(x, y, z, w, out):
-    """Rotation of the quaternion (x, y, z, w), normalised here, into out[:3, :3]."""
-    norm = math.sqrt(x * x + y * y + z * z + w * w)
-    x, y, z, w = x / norm, y / norm, z / norm, w / norm
-    out[0, 0], out[0, 1], out[0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), \
-        2 * (x * z + y * w)
-    out[1, 0], out[1, 1], out[1, 2] = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), \
-        2 * (y * z - x * w)
-    out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), \
-        1 - 2 * (x * x + y * y)
-
-
-@njit(inline=True)
 def _motion(q, codes, axis, scalars, motion):
     """Set ``motion`` to the joint's transform at configuration ``q``."""
     for i in range(4):
@@ -87,7 +75,7 @@ def _motion(q, codes, axis, scalars, motion):
         motion[0, 3], motion[1, 3] = q[first], q[first + 1]
     elif kind == MOTION_FLOATING:
         first = codes[3]
-        _quaternion(q[first + 3], q[first + 4], q[first + 5], q[first + 6], motion)
+        quaternion_into(q[first + 3], q[first + 4], q[first + 5], q[first + 6], motion)
         for c in range(3):
             motion[c, 3] = q[first + c]
 

@@ -42,7 +42,8 @@ from .query import _valid_pose
 from .tolerances import ROTATION_TOLERANCE
 
 __all__ = ['MAX_COORDINATE', 'marker_quaternion', 'MIN_QUATERNION_NORM', 'pose_matrix',
-           'quaternion_matrix', 'tf2_quaternion', 'unit_quaternion', 'valid_pose_mask']
+           'quaternion_into', 'quaternion_matrix', 'tf2_quaternion', 'unit_quaternion',
+           'valid_pose_mask']
 
 # Metres. Beyond this a coordinate is not a sane robot or obstacle position; float64 still
 # resolves 1e-10 m there, far below any distance a robot cares about.
@@ -112,13 +113,39 @@ def _scaled(quaternion, norm):
     return tuple(v / inner for v in scaled)
 
 
+@njit(inline=True)
+def quaternion_into(x, y, z, w, out):
+    """
+    Write the rotation of a non-zero quaternion (x, y, z, w) into ``out[:3, :3]``.
+
+    Normalised here, scaled by its largest component first (module docstring). Compiled for the
+    kernels (the planner's forward kinematics); ``quaternion_matrix`` runs the same source as
+    plain Python.
+    """
+    largest = max(abs(x), abs(y), abs(z), abs(w))
+    x, y, z, w = x / largest, y / largest, z / largest, w / largest
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    out[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[0, 1] = 2.0 * (x * y - z * w)
+    out[0, 2] = 2.0 * (x * z + y * w)
+    out[1, 0] = 2.0 * (x * y + z * w)
+    out[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    out[1, 2] = 2.0 * (y * z - x * w)
+    out[2, 0] = 2.0 * (x * z - y * w)
+    out[2, 1] = 2.0 * (y * z + x * w)
+    out[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+# The plain-Python body of quaternion_into (the function itself when numba's JIT is disabled).
+_quaternion_into_python = getattr(quaternion_into, 'py_func', quaternion_into)
+
+
 def quaternion_matrix(x, y, z, w):
-    """Return the (3, 3) rotation of a unit quaternion (x, y, z, w)."""
-    return np.array([
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-        [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-        [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)],
-    ])
+    """Return the (3, 3) rotation of a non-zero quaternion (x, y, z, w), normalised here."""
+    out = np.empty((3, 3))
+    _quaternion_into_python(float(x), float(y), float(z), float(w), out)
+    return out
 
 
 def pose_matrix(translation, quaternion):
