@@ -40,6 +40,9 @@ _PARAMETER_TYPES = {
     'string_array': Parameter.Type.STRING_ARRAY,
 }
 _SPECS = {spec.name: spec for spec in PARAMETERS}
+# Parameters that shape the node's subscriptions: a change at run time is refused with the
+# reason, never accepted and silently ignored.
+START_UP_ONLY = ('observation_sources',)
 # Piece types cheap enough to build in the parameter callback, so that a typo in a size is
 # refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
 # a log line and a diagnostics error) by the geometry worker.
@@ -106,6 +109,9 @@ class NodeParameters:
         limits = self.config.ingest_limits()
         for parameter in parameters:
             reason = parameter_problem(parameter.name, parameter.value, limits)
+            if reason is None and parameter.name in START_UP_ONLY and \
+                    tuple(parameter.value or ()) != getattr(self.config, parameter.name):
+                reason = 'read at start-up (its subscriptions are made then): restart the node'
             if reason is not None:
                 return SetParametersResult(successful=False,
                                            reason='%s: %s' % (parameter.name, reason))

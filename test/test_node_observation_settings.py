@@ -1,0 +1,189 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The observation-source parameters, set at run time through the real node, take effect.
+
+One node with one point-cloud source, ``cam`` on ``/settings_cloud``, in the frame ``sensor``
+at (2, 0, 0.5). The arm is a 0.2 m cube at (0, 0, 0.5) (``link_geometry``). The cloud holds
+``NEAR`` (world (0.5, 0, 0.5): 0.4 m from the arm, 1.5 m from the sensor) and ``FAR`` (world
+(1, 0, 0.5): 0.9 m from the arm, 1.0 m from the sensor), and ``OWN`` 0.015 m from the arm's face,
+which the default ``self_filter_padding`` (0.02) removes. ``OBSERVATION_EFFECTS`` joins
+test_node_settings' table, so no parameter escapes the every-parameter check.
+"""
+
+import contextlib
+import math
+import os
+
+from gjk_ros.ros import PairStatus
+from node_harness import find_record, NodeProcess, Parameter, Scene, session_domain_id, \
+    STARTUP_TIMEOUT, wait_until
+import numpy
+import pytest
+import yaml
+
+pytestmark = pytest.mark.ros
+
+rclpy = pytest.importorskip('rclpy')
+
+from test_node_observations import cloud_message, Sensors  # noqa: E402, I100
+
+TOPIC = '/settings_cloud'
+NEAR, FAR, OWN = (-1.5, 0.0, 0.0), (-1.0, 0.0, 0.0), (-1.885, 0.0, 0.0)  # sensor frame
+START = {'rate_hz': 20.0, 'tf_timeout': 5.0, 'max_distance': 10.0,
+         'require_robot_description': False, 'robot_description_timeout': 3600.0,
+         'link_geometry': yaml.safe_dump([{'name': 'arm', 'frame_id': 'arm', 'type': 'box',
+                                           'size': [0.2, 0.2, 0.2]}]),
+         'observation_sources': ['cam:pointcloud:%s' % TOPIC], 'observation_timeout': 5.0}
+DEFAULTS = {'required_observation_sources': [], 'observation_timeout': 5.0,
+            'observation_min_range': 0.0, 'observation_max_range': math.inf,
+            'observation_min_height': -math.inf, 'observation_max_height': math.inf,
+            'self_filter_padding': 0.02, 'observation_max_points': 2000000,
+            'observation_max_bytes': 64000000, 'observation_max_time': 0.5}
+
+
+@pytest.fixture(scope='module')
+def node(tmp_path_factory):
+    with NodeProcess(os.environ, tmp_path_factory.mktemp('observation_settings'),
+                     START) as process:
+        yield process
+
+
+@pytest.fixture(scope='module')
+def scene(node):
+    with Scene(session_domain_id()) as scene:
+        scene.send_static_tf('world', 'sensor', (2.0, 0.0, 0.5))
+        scene.send_tf('world', 'arm', (0.0, 0.0, 0.5))
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+                   'the nearest point at 0.4 m', STARTUP_TIMEOUT)
+        yield scene
+
+
+def parameter(name, value):
+    if isinstance(value, float):
+        return Parameter(name, Parameter.Type.DOUBLE, value)
+    if isinstance(value, list):
+        return Parameter(name, Parameter.Type.STRING_ARRAY, value)
+    return Parameter(name, value=value)
+
+
+@contextlib.contextmanager
+def setting(scene, **values):
+    answers = scene.set_node_parameters([parameter(n, v) for n, v in values.items()])
+    assert all(answer.successful for answer in answers), [a.reason for a in answers]
+    try:
+        yield
+    finally:
+        scene.set_node_parameters([parameter(name, DEFAULTS[name]) for name in values])
+
+
+def cam_record(scene):
+    return find_record(scene.records() or [], 'arm', 'cam')
+
+
+def cam_distance(scene):
+    record = cam_record(scene)
+    return record.distance if record is not None and record.status == PairStatus.VALID \
+        else None
+
+
+def send_until(scene, node, predicate, what, timeout=10.0, points=(NEAR, FAR, OWN)):
+    """Send the cloud, freshly stamped, until ``predicate`` holds (best effort may drop one)."""
+    sensors = Sensors(scene)
+
+    def sent():
+        sensors.send(TOPIC, cloud_message(numpy.array(points, dtype=float), 'sensor',
+                                          scene.now_ns()))
+        return predicate()
+    wait_until(sent, timeout, what, period=0.1, node_process=node)
+
+
+def check_sources_start_up_only(scene, node):
+    answers = scene.set_node_parameters([parameter('observation_sources', ['x:scan:/x'])])
+    assert not answers[0].successful and 'restart' in answers[0].reason
+
+
+def check_required(scene, node):
+    with setting(scene, required_observation_sources=['cam']):
+        send_until(scene, node, lambda: scene.message('min_distance').data == pytest.approx(
+            0.4, abs=1e-9), 'a finite minimum once cam is heard and fresh')
+        with setting(scene, observation_timeout=0.05):  # cam silent at once: not ready
+            wait_until(lambda: scene.message('min_distance').data == -math.inf,
+                       what='-inf while the required source is silent', node_process=node)
+
+
+def check_timeout(scene, node):
+    with setting(scene, observation_timeout=0.05):
+        wait_until(lambda: cam_record(scene) is not None and
+                   cam_record(scene).status == PairStatus.STALE, what='cam STALE',
+                   node_process=node)
+
+
+def check_ranges(scene, node):
+    with setting(scene, observation_max_range=1.2):  # NEAR is 1.5 m from the sensor
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.9, abs=1e-9),
+                   'FAR nearest once NEAR is out of range')
+    with setting(scene, observation_min_range=1.2):  # FAR is 1.0 m from the sensor
+        send_until(scene, node, lambda: cam_distance(scene) is None,
+                   'a cloud of FAR alone leaves nothing', points=(FAR,))
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+                   'NEAR kept')
+
+
+def check_heights(scene, node):
+    for name, value in (('observation_max_height', 0.4), ('observation_min_height', 0.6)):
+        with setting(scene, **{name: value}):  # every point is at z 0.5: none left
+            send_until(scene, node, lambda: cam_distance(scene) is None,
+                       'no measured cam pair with %s %g' % (name, value))
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+                   'cam measured again')
+
+
+def check_self_filter(scene, node):
+    with setting(scene, self_filter_padding=0.0):
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.015, abs=1e-9),
+                   'the arm-side point kept without padding')
+    send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+               'the arm-side point filtered again')
+
+
+def check_limits(scene, node):
+    for name, value in (('observation_max_points', 2), ('observation_max_bytes', 64),
+                        ('observation_max_time', 1e-9)):
+        with setting(scene, **{name: value}):
+            send_until(scene, node, lambda name=name: node.lines_with("'cam'", name),
+                       'the cloud refused by %s' % name)
+        send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+                   'cam measured again')
+
+
+OBSERVATION_EFFECTS = [
+    (('observation_sources',), check_sources_start_up_only),
+    (('required_observation_sources',), check_required),
+    (('observation_timeout',), check_timeout),
+    (('observation_min_range', 'observation_max_range'), check_ranges),
+    (('observation_min_height', 'observation_max_height'), check_heights),
+    (('self_filter_padding',), check_self_filter),
+    (('observation_max_points', 'observation_max_bytes', 'observation_max_time'),
+     check_limits),
+]
+
+
+@pytest.mark.parametrize('names, check', OBSERVATION_EFFECTS,
+                         ids=['+'.join(names) for names, _ in OBSERVATION_EFFECTS])
+def test_observation_setting_at_run_time_takes_effect(scene, node, names, check):
+    check(scene, node)
+    send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+               'cam back to its start state')
