@@ -39,7 +39,6 @@ with no point left is "nothing in range": the source has no piece and no pair.
 """
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 import time
 
 from gjk_ros.core.points import PointDistanceShape, PointGrid, points_in_ball
@@ -137,13 +136,8 @@ class ObservationSource(Source):
                                  raw=True)
 
     def configure(self, config):
-        if self._config is not None and \
-                config.observation_sources != self._config.observation_sources:
-            self._problems.report(('observation_sources', 'changed'), 'observation_sources '
-                                  'changes take effect when the node restarts',
-                                  level='warning')
-        self._config = replace(config, observation_sources=(self._config or config)
-                               .observation_sources)
+        # observation_sources itself cannot change at run time (node_parameters refuses it).
+        self._config = config
 
     def on_message(self, data):
         """Keep the latest raw message (latest wins); refuse an oversize one by name."""
