@@ -45,6 +45,7 @@ import numpy as np
 from ._jit import njit
 from .chain import chain_pose, place_pieces
 from .gjk import _compact, is_smooth, load_simplex, minkowski_support, set_simplex_vertex
+from .pairset import _beyond
 from .query import _relative_pose, _save_simplex, workspace
 from .scene import B_BOUND, B_CX, B_CY, B_CZ, B_SWEEP, scene_body, scene_geometry
 from .simplex import solve_simplex
@@ -128,24 +129,11 @@ def separated_beyond(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index
 
 
 @njit(inline=True)
-def _sphere_gap(body_a, body_b, pose_a, pose_b):
-    """Distance between the two bounding spheres (negative when they overlap)."""
-    gap2 = 0.0
-    for c in range(3):
-        ca = (pose_a[c, 0] * body_a[B_CX] + pose_a[c, 1] * body_a[B_CY]
-              + pose_a[c, 2] * body_a[B_CZ] + pose_a[c, 3])
-        cb = (pose_b[c, 0] * body_b[B_CX] + pose_b[c, 1] * body_b[B_CY]
-              + pose_b[c, 2] * body_b[B_CZ] + pose_b[c, 3])
-        gap2 += (ca - cb) ** 2
-    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND]
-
-
-@njit(inline=True)
 def _pair_apart(scene, i, j, poses, threshold, k, cache, ws, hill_climb, stats):
     """Separation test of piece pair ``k`` = (i, j), tracked through its cache row."""
     geometry = scene_geometry(scene)
     body_a, body_b = scene_body(scene, i), scene_body(scene, j)
-    if _sphere_gap(body_a, body_b, poses[i], poses[j]) > threshold:
+    if _beyond(body_a, body_b, poses[i], poses[j], threshold):
         stats[_CULLED] += 1
         return True
     cache_count, cache_index, cache_local, cache_seeds = cache[0], cache[1], cache[2], cache[3]
