@@ -175,3 +175,13 @@ def test_optional_modules_are_imported_only_where_needed():
         top_level |= {node.module.split('.')[0] for node in tree.body
                       if isinstance(node, ast.ImportFrom) and node.module}
         assert not top_level & OPTIONAL_MODULES, path
+
+
+def test_every_module_folder_is_an_installed_package():
+    """A folder without __init__.py works in the editable venv but is lost by colcon's install."""
+    from setuptools import find_packages
+    found = set(find_packages(str(REPO_ROOT), include=[PACKAGE, PACKAGE + '.*']))
+    folders = {path.parent.relative_to(REPO_ROOT).as_posix().replace('/', '.')
+               for path in (REPO_ROOT / PACKAGE).rglob('*.py')
+               if '__pycache__' not in path.parts}
+    assert folders <= found, f'add __init__.py to {sorted(folders - found)}'

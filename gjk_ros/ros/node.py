@@ -31,7 +31,6 @@ import time
 
 from builtin_interfaces.msg import Time
 from gjk_ros.core.warmup import warm_up_group
-from gjk_ros.ros.bodies import LINK, OBSTACLE
 from gjk_ros.ros.decomposer import MeshDecomposer
 from gjk_ros.ros.diagnostics import DiagnosticsReporter
 from gjk_ros.ros.frames import Frames
@@ -45,10 +44,7 @@ from gjk_ros.ros.pairs import InputState
 from gjk_ros.ros.problems import ProblemLog
 from gjk_ros.ros.readiness import Readiness
 from gjk_ros.ros.records import PairStatus
-from gjk_ros.ros.sources.markers import MarkerSource
-from gjk_ros.ros.sources.observations import make_observation_sources
-from gjk_ros.ros.sources.parameter_bodies import ParameterBodySource
-from gjk_ros.ros.sources.robot_model import RobotModelSource
+from gjk_ros.ros.sources import make_sources
 from gjk_ros.ros.timekeeping import NodeClocks
 from gjk_ros.ros.world import World
 import numpy
@@ -118,12 +114,8 @@ class DistanceNode(Node):
             lambda limits: Ingestor(limits, timeout_parameter='decomposition_timeout'))
         self.world = World()
         self.frames = Frames(self.problems, self.clocks, self._on_transform)
-        sources = [RobotModelSource(self.ingestor, self.problems, self.clocks),
-                   ParameterBodySource(self.problems)]
-        sources += [MarkerSource(kind, self.ingestor, self.problems, self.clocks, self.frames)
-                    for kind in (OBSTACLE, LINK)]
-        sources += make_observation_sources(self.config, self.problems, self.clocks,
-                                            self.frames, self.decomposer)
+        sources = make_sources(self.config, self.ingestor, self.problems, self.clocks,
+                               self.frames, self.decomposer)
         self.sources = {source.name: source for source in sources}
         self.clocks.on_jump_back(self.frames.buffer.clear_dynamic)
         for source in sources:
