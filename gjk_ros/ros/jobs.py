@@ -89,6 +89,8 @@ def body_of(key):
         return 'static_obstacles' if key[1] == 'obstacle' else 'link_geometry'
     if key[0] == 'decompose':
         return key[1]
+    if key[0] == 'planning_scene':
+        return 'planning scene (%s)' % key[1]
     return '~/obstacles' if key[1] == 'obstacle' else '~/links'
 
 

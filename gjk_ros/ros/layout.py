@@ -93,6 +93,7 @@ class Layout:
                config.excluded_pairs, config.static_obstacle_namespaces, config.padding,
                config.link_padding, config.obstacle_padding,
                config.self_collision, world.adjacent_links, world.disabled_links,
+               world.collision_rules,
                self._decomposer.version, id(self.tracker))
         if key == self._key:
             return False
@@ -108,8 +109,15 @@ class Layout:
         world.names.keep_only(LINK, {name for name, *_ in links})
         world.names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
         self_pairs = self._self_pairs(world, config, links)
-        layout = build_layout(links, obstacles, config.pair_allowed, self_pairs,
-                              config.link_padding_of, config.obstacle_padding_of)
+        rules = world.collision_rules
+
+        def pair_allowed(link, obstacle):
+            return config.pair_allowed(link, obstacle) and not rules.allows(link, obstacle)
+
+        def link_padding_of(link):
+            return config.link_padding_of(link) + rules.padding_of(link)
+        layout = build_layout(links, obstacles, pair_allowed, self_pairs, link_padding_of,
+                              config.obstacle_padding_of)
         self.self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self.locations = [locations[uid] for uid in layout.piece_uids]
         self.shapes = [shapes[uid] for uid in layout.piece_uids]
@@ -177,11 +185,11 @@ class Layout:
         # Imported here: gjk_ros.models brings trimesh (0.45 s), which only the worker
         # needs otherwise; the node's start waits for its imports.
         from gjk_ros.models.kinematics import self_collision_pairs
-        disabled = world.disabled_links
+        disabled, rules = world.disabled_links, world.collision_rules
 
         def is_disabled(first, second):
             return frozenset((first, second)) in disabled or \
-                not config.self_pair_allowed(first, second)
+                not config.self_pair_allowed(first, second) or rules.allows(first, second)
         return self_collision_pairs([name for name, *_ in links], world.adjacent_links,
                                     is_disabled)
 

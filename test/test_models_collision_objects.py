@@ -1,0 +1,348 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+moveit_msgs/CollisionObject to convex pieces, and MoveIt's scene semantics (SceneState).
+
+Each shape type is built from a real message (and from the same dict), placed at an object
+pose composed with a shape pose, and measured with the core against a small probe sphere at
+points whose exact distance is known in closed form.
+"""
+
+import math
+
+from gjk_ros.core import ConvexPolytope, signed_distance
+from gjk_ros.models import ModelError
+from gjk_ros.models.collision_objects import (ADD, AllowedCollisions, APPEND,
+                                              attached_object, collision_object_pieces, MOVE,
+                                              REMOVE, scene_object, scene_update, SceneState)
+from gjk_ros.ros.limits import IngestLimits
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+moveit_msgs = pytest.importorskip('moveit_msgs.msg')
+from geometry_msgs.msg import Point, Point32, Pose  # noqa: E402, I100
+from shape_msgs.msg import Mesh, MeshTriangle, Plane, SolidPrimitive  # noqa: E402
+
+PROBE = 0.01
+OBJECT_ROTATION = Rotation.from_euler('xyz', (0.3, -0.5, 0.9))
+OBJECT_POSITION = np.array([0.4, -0.2, 1.0])
+SHAPE_ROTATION = Rotation.from_euler('xyz', (-0.7, 0.2, 0.4))
+SHAPE_POSITION = np.array([0.1, 0.05, -0.3])
+
+
+def pose_message(rotation, position):
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
+    (pose.orientation.x, pose.orientation.y, pose.orientation.z,
+     pose.orientation.w) = (float(v) for v in rotation.as_quat())
+    return pose
+
+
+def shape_to_world():
+    """World <- shape frame: the object pose composed with the shape pose."""
+    matrix = np.eye(4)
+    matrix[:3, :3] = (OBJECT_ROTATION * SHAPE_ROTATION).as_matrix()
+    matrix[:3, 3] = OBJECT_POSITION + OBJECT_ROTATION.apply(SHAPE_POSITION)
+    return matrix
+
+
+def collision_object(object_id='thing', primitives=(), meshes=(), planes=(), operation=ADD):
+    message = moveit_msgs.CollisionObject()
+    message.id = object_id
+    message.header.frame_id = 'world'
+    message.operation = operation
+    message.pose = pose_message(OBJECT_ROTATION, OBJECT_POSITION)
+    shape_pose = pose_message(SHAPE_ROTATION, SHAPE_POSITION)
+    message.primitives = list(primitives)
+    message.primitive_poses = [shape_pose] * len(primitives)
+    message.meshes = list(meshes)
+    message.mesh_poses = [shape_pose] * len(meshes)
+    message.planes = list(planes)
+    message.plane_poses = [shape_pose] * len(planes)
+    return message
+
+
+def primitive(kind, dimensions, polygon=()):
+    shape = SolidPrimitive(type=kind, dimensions=[float(d) for d in dimensions])
+    shape.polygon.points = [Point32(x=float(x), y=float(y), z=0.0) for x, y in polygon]
+    return shape
+
+
+def probe_distance(piece, point_in_shape):
+    """Core distance from the piece to a probe sphere at a point given in the shape frame."""
+    world = shape_to_world()
+    probe_pose = np.eye(4)
+    probe_pose[:3, 3] = world[:3, :3] @ point_in_shape + world[:3, 3]
+    pose = np.eye(4)  # the piece's frame is 'world'
+    return signed_distance(piece.shape, pose @ piece.origin, ConvexPolytope.sphere(PROBE),
+                           probe_pose).distance
+
+
+def as_dict(message):
+    from rosidl_runtime_py import message_to_ordereddict
+    return message_to_ordereddict(message)
+
+
+TRIANGLE = [(0.0, 0.0), (0.4, 0.0), (0.0, 0.3)]
+TETRAHEDRON = [(0, 0, 0), (0.3, 0, 0), (0, 0.3, 0), (0, 0, 0.3)]
+# (shape message, [(point in the shape frame, exact distance to the solid)]).
+CASES = {
+    'BOX': (primitive(1, (0.2, 0.4, 0.6)),
+            [((0.5, 0, 0), 0.4), ((0, -0.5, 0), 0.3), ((0, 0, 0.25), -0.05),
+             ((0.3, 0.4, 0.3), math.sqrt(0.2 ** 2 + 0.2 ** 2))]),
+    'SPHERE': (primitive(2, (0.25,)), [((0.6, 0, 0), 0.35), ((0, 0.1, 0), -0.15)]),
+    # CYLINDER and CONE dimensions are [height, radius].
+    'CYLINDER': (primitive(3, (0.6, 0.1)),
+                 [((0.5, 0, 0), 0.4), ((0, 0, 0.5), 0.2), ((0, 0.06, 0.2), -0.04)]),
+    'CONE': (primitive(4, (0.6, 0.2)),
+             [((0, 0, 0.7), 0.4), ((0, 0, -0.5), 0.2), ((0.5, 0, -0.3), 0.3)]),
+    'PRISM': (primitive(5, (0.2,), TRIANGLE),
+              [((-0.3, 0.1, 0), 0.3), ((0.1, 0.1, 0.4), 0.3), ((0.1, -0.2, 0.05), 0.2)]),
+}
+
+
+def mesh(vertices=TETRAHEDRON, triangles=((0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3))):
+    return Mesh(vertices=[Point(x=float(x), y=float(y), z=float(z)) for x, y, z in vertices],
+                triangles=[MeshTriangle(vertex_indices=list(t)) for t in triangles])
+
+
+def check_case(pieces, expectations):
+    assert len(pieces) == 1
+    for point, expected in expectations:
+        got = probe_distance(pieces[0], np.array(point, dtype=float))
+        assert got == pytest.approx(expected - PROBE, abs=1e-6), (point, got, expected)
+
+
+@pytest.mark.parametrize('name', sorted(CASES))
+@pytest.mark.parametrize('form', ['message', 'dict'])
+def test_solid_primitive_matches_exact_distances(name, form):
+    shape, expectations = CASES[name]
+    message = collision_object(primitives=[shape])
+    check_case(collision_object_pieces(message if form == 'message' else as_dict(message)),
+               expectations)
+
+
+@pytest.mark.parametrize('form', ['message', 'dict'])
+def test_mesh_is_its_hull(form):
+    message = collision_object(meshes=[mesh()])
+    pieces = collision_object_pieces(message if form == 'message' else as_dict(message))
+    # The face x + y + z = 0.3; the corner (0.3, 0, 0); inside, 0.05 below the z = 0 face.
+    check_case(pieces, [((0.3, 0.3, 0.3), 0.6 / math.sqrt(3)), ((0.5, 0, 0), 0.2),
+                        ((0.05, 0.05, 0.05), -0.05)])
+
+
+@pytest.mark.parametrize('form', ['message', 'dict'])
+def test_plane_is_the_half_space_below_its_equation(form):
+    # 2 z - 1 = 0 scaled: the solid is z <= 0.5 of the shape frame, its normal +z.
+    message = collision_object(planes=[Plane(coef=[0.0, 0.0, 2.0, -1.0])])
+    pieces = collision_object_pieces(message if form == 'message' else as_dict(message))
+    check_case(pieces, [((0.3, -4.0, 1.2), 0.7), ((9.0, 2.0, 0.2), -0.3)])
+
+
+def test_tilted_plane_normal_and_offset():
+    # x - y = 0.2 (normalised: offset 0.2 / sqrt 2 along (1, -1, 0) / sqrt 2).
+    message = collision_object(planes=[Plane(coef=[1.0, -1.0, 0.0, -0.2])])
+    pieces = collision_object_pieces(message)
+    check_case(pieces, [((1.0, 0.0, 3.0), 0.8 / math.sqrt(2)),
+                        ((0.0, 0.0, 0.0), -0.2 / math.sqrt(2))])
+
+
+def test_every_shape_of_one_object_is_a_piece_of_it():
+    message = collision_object(primitives=[CASES['BOX'][0], CASES['SPHERE'][0]], meshes=[mesh()],
+                               planes=[Plane(coef=[0.0, 0.0, 1.0, 0.0])])
+    pieces = collision_object_pieces(message)
+    assert [piece.body for piece in pieces] == ['thing'] * 4
+    assert {piece.frame_id for piece in pieces} == {'world'}
+
+
+def nan_pose(message):
+    message.pose.position.x = float('nan')
+    return message
+
+
+def unit_off(message):
+    message.primitive_poses[0].orientation.w = 3.0
+    return message
+
+
+MALFORMED = {
+    'unknown shape type': lambda: collision_object(primitives=[primitive(9, (0.1,))]),
+    'wrong dimension count': lambda: collision_object(primitives=[primitive(1, (0.1, 0.2))]),
+    'zero size': lambda: collision_object(primitives=[primitive(2, (0.0,))]),
+    'empty mesh': lambda: collision_object(meshes=[Mesh()]),
+    'flat prism': lambda: collision_object(
+        primitives=[primitive(5, (0.2,), [(0, 0), (1, 1), (2, 2)])]),
+    'mesh index beyond vertices': lambda: collision_object(meshes=[mesh(triangles=[(0, 1, 7)])]),
+    'NaN pose': lambda: nan_pose(collision_object(primitives=[CASES['BOX'][0]])),
+    'non-unit quaternion': lambda: unit_off(collision_object(primitives=[CASES['BOX'][0]])),
+    'zero plane normal': lambda: collision_object(planes=[Plane(coef=[0.0, 0.0, 0.0, 1.0])]),
+}
+
+
+@pytest.mark.parametrize('case', sorted(MALFORMED))
+def test_malformed_object_is_rejected_by_its_id(case):
+    message = MALFORMED[case]()
+    message.id = 'bad_thing'
+    with pytest.raises(ModelError) as raised:
+        collision_object_pieces(message)
+    assert raised.value.body == 'bad_thing'
+    assert 'nan' not in raised.value.reason.lower()  # what is wrong, never the values
+    _, found = scene_object(message)
+    assert found.error and not found.pieces
+
+
+def test_shape_and_pose_counts_must_agree():
+    message = collision_object(primitives=[CASES['BOX'][0]])
+    message.primitive_poses = []
+    _, found = scene_object(message)
+    assert '0 primitive_poses for 1 primitives' in found.error
+
+
+def test_limits_bound_meshes_and_shape_counts():
+    limits = IngestLimits(max_points=3)
+    _, found = scene_object(collision_object(meshes=[mesh()]), limits=limits)
+    assert 'max_points' in found.error
+    limits = IngestLimits(max_markers_per_message=1)
+    _, found = scene_object(collision_object(primitives=[CASES['BOX'][0]] * 2), limits=limits)
+    assert 'max_markers_per_message' in found.error
+
+
+# -- scene semantics ---------------------------------------------------------------------------
+
+
+def box_object(object_id, operation=ADD, size=0.2):
+    return scene_object(collision_object(object_id, [primitive(1, (size,) * 3)],
+                                         operation=operation))
+
+
+def test_add_replaces_append_extends_move_keeps_shapes():
+    state = SceneState()
+    assert state.apply_object(*box_object('a')) == []
+    assert state.apply_object(*box_object('a', APPEND, 0.1)) == []
+    assert len(state.objects['a'].pieces) == 2
+    assert state.apply_object(*box_object('a', ADD, 0.3)) == []
+    assert len(state.objects['a'].pieces) == 1
+    operation, moved = scene_object({'id': 'a', 'operation': MOVE, 'header': {'frame_id': 'x'},
+                                     'pose': {'position': {'x': 1.0, 'y': 0.0, 'z': 0.0},
+                                              'orientation': {'x': 0.0, 'y': 0.0, 'z': 0.0,
+                                                              'w': 1.0}}})
+    assert state.apply_object(operation, moved) == []
+    assert state.objects['a'].frame_id == 'x' and state.objects['a'].pose[0, 3] == 1.0
+    assert len(state.objects['a'].pieces) == 1
+    assert state.apply_object(*box_object('a', REMOVE)) == []
+    assert state.objects == {}
+
+
+def test_append_to_an_unknown_object_adds_it_as_its_message_says():
+    state = SceneState()
+    assert state.apply_object(*box_object('new', APPEND)) == []
+    assert len(state.objects['new'].pieces) == 1
+
+
+@pytest.mark.parametrize('operation', [MOVE, REMOVE])
+def test_unknown_id_is_reported_and_nothing_changes(operation):
+    state = SceneState()
+    state.apply_object(*box_object('kept'))
+    before = dict(state.objects)
+    problems = state.apply_object(*box_object('ghost', operation))
+    assert [name for name, _ in problems] == ['ghost']
+    assert state.objects == before
+
+
+def test_remove_with_an_empty_id_clears_the_world():
+    state = SceneState()
+    state.apply_object(*box_object('a'))
+    state.apply_object(*box_object('b'))
+    assert state.apply_object(*box_object('', REMOVE)) == []
+    assert state.objects == {}
+
+
+def attached(object_id, link='hand', touch=('finger',), operation=ADD, shapes=True):
+    message = moveit_msgs.AttachedCollisionObject(link_name=link, touch_links=list(touch))
+    message.object = collision_object(object_id, [primitive(1, (0.1,) * 3)] if shapes else [],
+                                      operation=operation)
+    message.object.header.frame_id = link
+    return attached_object(message)
+
+
+def test_attach_existing_world_object_then_detach_puts_it_back():
+    state = SceneState()
+    state.apply_object(*box_object('tool'))
+    assert state.apply_attached(*attached('tool', shapes=False)) == []
+    assert 'tool' not in state.objects
+    held = state.attached['tool']
+    assert held.object.resolve_into == 'hand'  # expressed in the hand's frame when attached
+    assert state.touch_pairs() == {frozenset(('tool', 'hand')), frozenset(('tool', 'finger'))}
+    assert state.resolve(lambda target, source: np.eye(4), 'world')
+    assert state.attached['tool'].object.frame_id == 'hand'
+    assert state.apply_attached(*attached('tool', operation=REMOVE, shapes=False)) == []
+    assert state.objects['tool'].resolve_into == ''  # back in the world, where it is now
+    assert state.touch_pairs() == frozenset()
+
+
+def test_attach_of_unknown_object_without_shapes_is_reported():
+    state = SceneState()
+    problems = state.apply_attached(*attached('ghost', shapes=False))
+    assert [name for name, _ in problems] == ['ghost'] and state.attached == {}
+
+
+def test_full_scene_replaces_world_and_attached_objects():
+    state = SceneState()
+    state.apply_object(*box_object('old'))
+    state.apply_attached(*attached('old_tool'))
+    scene = moveit_msgs.PlanningScene(is_diff=False)
+    scene.world.collision_objects = [collision_object('new', [primitive(2, (0.1,))],
+                                                      operation=REMOVE)]
+    assert state.apply_scene(scene_update(scene)) == []
+    assert sorted(state.objects) == ['new'] and state.attached == {}
+    diff = moveit_msgs.PlanningScene(is_diff=True)
+    diff.world.collision_objects = [collision_object('more', [primitive(2, (0.1,))])]
+    state.apply_scene(scene_update(diff))
+    assert sorted(state.objects) == ['more', 'new']
+
+
+def matrix_message(names, values, default_names=(), default_values=()):
+    matrix = moveit_msgs.AllowedCollisionMatrix(entry_names=list(names),
+                                                default_entry_names=list(default_names),
+                                                default_entry_values=list(default_values))
+    matrix.entry_values = [moveit_msgs.AllowedCollisionEntry(enabled=list(row))
+                           for row in values]
+    return matrix
+
+
+def test_allowed_collision_matrix_entries_and_defaults_as_moveit_reads_them():
+    matrix = AllowedCollisions.from_message(matrix_message(
+        ['arm', 'table', 'hand'], [[False, True, False], [True, False, False],
+                                   [False, False, False]], ['floor', 'arm'], [True, False]))
+    assert matrix.allows('arm', 'table') and matrix.allows('table', 'arm')
+    assert not matrix.allows('hand', 'table')      # an entry decides, before any default
+    assert matrix.allows('floor', 'hand')          # only floor has a default: it decides
+    assert not matrix.allows('floor', 'arm')       # both defaults: allowed only if both allow
+    assert not matrix.allows('cup', 'hand')        # nothing said: checked
+
+
+def test_asymmetric_entry_is_allowed_only_if_both_triangles_say_so():
+    matrix = AllowedCollisions.from_message(matrix_message(['a', 'b'],
+                                                           [[False, True], [False, False]]))
+    assert not matrix.allows('a', 'b')
+
+
+def test_malformed_matrix_is_reported_and_not_applied():
+    scene = moveit_msgs.PlanningScene(is_diff=True)
+    scene.allowed_collision_matrix = matrix_message(['a', 'b'], [[False]])
+    update = scene_update(scene)
+    assert update.matrix is None
+    assert [name for name, _ in update.problems] == ['allowed_collision_matrix']
