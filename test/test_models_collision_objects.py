@@ -63,7 +63,7 @@ def collision_object(object_id='thing', primitives=(), meshes=(), planes=(), ope
     message = moveit_msgs.CollisionObject()
     message.id = object_id
     message.header.frame_id = 'world'
-    message.operation = operation
+    message.operation = bytes([operation])  # as rclpy reads a byte field
     message.pose = pose_message(OBJECT_ROTATION, OBJECT_POSITION)
     shape_pose = pose_message(SHAPE_ROTATION, SHAPE_POSITION)
     message.primitives = list(primitives)
@@ -346,3 +346,39 @@ def test_malformed_matrix_is_reported_and_not_applied():
     update = scene_update(scene)
     assert update.matrix is None
     assert [name for name, _ in update.problems] == ['allowed_collision_matrix']
+
+
+# -- the planner API ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('form', ['message', 'dict'])
+def test_planner_takes_collision_objects_as_obstacles(form):
+    from gjk_ros.planning import Obstacle, RobotDistances
+    from test_planning import _configurations, ARM_URDF, SRDF
+    crate = collision_object('crate', [CASES['BOX'][0], CASES['CYLINDER'][0]])
+    described = Obstacle('crate', [
+        {'type': 'box', 'size': [0.2, 0.4, 0.6], 'xyz': list(SHAPE_POSITION),
+         'rpy': list(SHAPE_ROTATION.as_euler('xyz'))},
+        {'type': 'cylinder', 'radius': 0.1, 'length': 0.6, 'xyz': list(SHAPE_POSITION),
+         'rpy': list(SHAPE_ROTATION.as_euler('xyz'))}], object_to_world())
+    given = crate if form == 'message' else as_dict(crate)
+    from_scene = RobotDistances(ARM_URDF, srdf_xml=SRDF, obstacles=[given])
+    reference = RobotDistances(ARM_URDF, srdf_xml=SRDF, obstacles=[described])
+    assert from_scene.obstacles == ('crate',)
+    for q in _configurations(5, seed=3):
+        np.testing.assert_allclose(from_scene.distances(q).distance,
+                                   reference.distances(q).distance, atol=1e-9)
+
+
+def object_to_world():
+    matrix = np.eye(4)
+    matrix[:3, :3] = OBJECT_ROTATION.as_matrix()
+    matrix[:3, 3] = OBJECT_POSITION
+    return matrix
+
+
+def test_planner_rejects_a_malformed_collision_object_by_its_id():
+    from gjk_ros.planning import Obstacle
+    with pytest.raises(ModelError) as raised:
+        Obstacle.from_collision_object(MALFORMED['empty mesh']())
+    assert raised.value.body == 'thing'

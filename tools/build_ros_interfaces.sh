@@ -29,9 +29,14 @@ shift
 python="${venv}/bin/python"
 tools_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+# The package name, from the package.xml of a source folder.
+package_name() {
+  sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1/package.xml" | head -1
+}
+
 missing=()
 for source_dir in "$@"; do
-  package="$(basename "${source_dir}")"
+  package="$(package_name "${source_dir}")"
   if "${python}" -c "import ${package}.msg" 2>/dev/null; then
     echo "${package} is already importable, not building its fallback."
   else
@@ -73,7 +78,7 @@ done
 # ones there.
 export CMAKE_PREFIX_PATH="${venv}" AMENT_PREFIX_PATH="${venv}"
 for source_dir in "${missing[@]}"; do
-  package="$(basename "${source_dir}")"
+  package="$(package_name "${source_dir}")"
   build_dir="${venv}/build/${package}"
   log="${build_dir}.log"
   started=${SECONDS}

@@ -75,6 +75,23 @@ def _get(value, name, default=_MISSING):
     return default
 
 
+def _operation(value):
+    """
+    Return the operation as an int.
+
+    rclpy reads a ``byte`` field as one-byte ``bytes`` and ``message_to_ordereddict`` turns it
+    into a one-character str; a dict may also name it ('ADD') or give the number.
+    """
+    if isinstance(value, (bytes, bytearray)):
+        return value[0] if len(value) == 1 else -1
+    if isinstance(value, str):
+        names = {name: code for code, name in OPERATION_NAMES.items()}
+        if value.upper() in names:
+            return names[value.upper()]
+        return ord(value) if len(value) == 1 and not value.isdigit() else int(value)
+    return int(value)
+
+
 def _xyz(point):
     return [float(_get(point, axis)) for axis in ('x', 'y', 'z')]
 
@@ -162,7 +179,7 @@ def _primitive(primitive, object_id):
 
 
 def _prism(height, points):
-    """The polygon (x, y of its points) extruded to z = +-height/2, as its convex hull."""
+    """Extrude the polygon (x, y of its points) to z = +-height/2; return its hull."""
     if not height > 0.0 or not math.isfinite(height):
         raise ValueError('PRISM height must be finite and > 0')
     corners = np.array([[float(_get(p, 'x')), float(_get(p, 'y'))] for p in points]
@@ -216,7 +233,7 @@ def _plane(plane):
 
 
 def _rotation_from_z(axis):
-    """A rotation taking +z onto the unit vector ``axis`` (Rodrigues about z x axis)."""
+    """Return a rotation taking +z onto the unit vector ``axis`` (Rodrigues about z x axis)."""
     cosine = float(axis[2])
     if cosine < -1.0 + 1e-12:
         return np.diag([1.0, -1.0, -1.0])  # half a turn about x
@@ -271,10 +288,11 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
 
     """
     object_id = str(_get(message, 'id', ''))
-    operation = int(_get(message, 'operation', ADD))
     header = _get(message, 'header', {})
     frame_id = str(_get(header, 'frame_id', '')).lstrip('/')
+    operation = -1
     try:
+        operation = _operation(_get(message, 'operation', ADD))
         if operation not in OPERATION_NAMES:
             raise ValueError(f'unknown operation {operation}')
         pose = pose_matrix(_get(message, 'pose', None))
@@ -362,7 +380,7 @@ class AllowedCollisions:
         object.__setattr__(self, '_lookup', (pairs, dict(self.defaults)))
 
     def allows(self, first, second):
-        """Tell whether the matrix allows (excludes from checking) the pair."""
+        """Tell whether the matrix allows the pair (it is then never checked)."""
         pairs, defaults = self._lookup
         entry = pairs.get(frozenset((first, second)))
         if entry is not None:
@@ -435,8 +453,9 @@ def scene_update(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
 
 class SceneState:
     """
-    The planning scene as MoveIt's ``PlanningScene`` keeps it: world objects, attached objects,
-    the allowed collision matrix, link padding and scale.
+    The planning scene as MoveIt's ``PlanningScene`` keeps it.
+
+    World objects, attached objects, the allowed collision matrix, link padding and scale.
 
     Every ``apply_*`` returns the problems it met as (name, reason): an operation on an
     unknown id changes nothing and is reported, never guessed. A rejected object stays in the
@@ -513,7 +532,7 @@ class SceneState:
         return []
 
     def _existing(self, name, link):
-        """A world or attached object of that id, to be held by ``link``, or None."""
+        """Return the world or attached object of that id, to be held by ``link``, or None."""
         found = self.objects.pop(name, None)
         if found is None and name in self.attached:
             found = self.attached[name].object

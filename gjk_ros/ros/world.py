@@ -39,8 +39,10 @@ __all__ = ['CollisionRules', 'World']
 @dataclass(frozen=True)
 class CollisionRules:
     """
-    What the planning scene says about pairs: MoveIt's allowed collision matrix, the touch
-    links of attached objects (with the link holding each) and its ``link_padding``.
+    What the planning scene says about pairs.
+
+    MoveIt's allowed collision matrix, the touch links of attached objects (with the link
+    holding each) and its ``link_padding``.
 
     Hashable and compared by value, so the layout rebuilds only when the rules change.
     """
