@@ -23,8 +23,8 @@ FALLBACK = pathlib.Path(__file__).resolve().parent.parent / 'tools' / 'moveit_ms
 
 def recorded_digests():
     text = (FALLBACK / 'README.md').read_text(encoding='utf-8')
-    return dict((path, digest) for digest, path in
-                re.findall(r'^([0-9a-f]{64})  (\S+\.msg)$', text, flags=re.MULTILINE))
+    return {path: digest for digest, path in
+            re.findall(r'^([0-9a-f]{64})  (\S+\.msg)$', text, flags=re.MULTILINE)}
 
 
 def test_every_vendored_file_is_upstream_text():

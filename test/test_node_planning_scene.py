@@ -162,7 +162,7 @@ def link_box(link):
 
 
 def core_distance(link, message):
-    """The core's distance from a link to a collision object in 'world' (the same geometry)."""
+    """Return the core's distance from a link to a collision object in 'world'."""
     shape, placed = link_box(link)
     return min(signed_distance(shape, placed, piece.shape, piece.origin).distance
                for piece in collision_object_pieces(message))
@@ -176,9 +176,8 @@ def distance_of(scene, link, obstacle):
 
 def wait_distance(scene, node, link, obstacle, expected, what, tolerance=1e-9):
     try:
-        wait_until(lambda: distance_of(scene, link, obstacle) == pytest.approx(expected,
-                                                                              abs=tolerance),
-                   what=what, node_process=node)
+        wait_until(lambda: distance_of(scene, link, obstacle) ==
+                   pytest.approx(expected, abs=tolerance), what=what, node_process=node)
     except AssertionError as error:
         record = find_record(scene.records() or [], link, obstacle)
         pairs = [(r.link, r.obstacle, r.status) for r in scene.records() or []]
@@ -425,4 +424,3 @@ def test_planning_scene_setting_at_run_time_takes_effect(empty, node, names, che
     if names[0] != 'planning_scene':
         empty.moveit.send('object', box('anchor', (0.5, 0.0, 0.5)))
     check(empty, node)
-
