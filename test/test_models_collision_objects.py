@@ -382,3 +382,92 @@ def test_planner_rejects_a_malformed_collision_object_by_its_id():
     with pytest.raises(ModelError) as raised:
         Obstacle.from_collision_object(MALFORMED['empty mesh']())
     assert raised.value.body == 'thing'
+
+
+# -- MoveIt's distance API on the same scenes (docs/planning_scene.md) --------------------------
+
+
+def moveit_signed_distance(fcl, first, second):
+    """
+    Return what MoveIt's FCL distance callback reports for a pair, unsigned and signed.
+
+    As ``distanceCallback`` (moveit_core/collision_detection_fcl/src/collision_common.cpp):
+    ``fcl::distance``; when that is <= 0 and signed distance is asked for, ``fcl::collide``
+    for up to 200 contacts and minus the largest penetration depth, both nearest points at
+    that contact's position.
+    """
+    result = fcl.DistanceResult()
+    unsigned = fcl.distance(first, second, fcl.DistanceRequest(enable_nearest_points=True),
+                            result)
+    if unsigned > 0:
+        return unsigned, (unsigned, result.nearest_points)
+    contacts = fcl.CollisionResult()
+    fcl.collide(first, second, fcl.CollisionRequest(num_max_contacts=200, enable_contact=True),
+                contacts)
+    if not contacts.contacts:
+        return unsigned, (unsigned, result.nearest_points)
+    deepest = max(contacts.contacts, key=lambda contact: contact.penetration_depth)
+    return unsigned, (-deepest.penetration_depth, [deepest.pos, deepest.pos])
+
+
+def test_moveit_side_by_side():
+    fcl = pytest.importorskip('fcl')
+    cube = ConvexPolytope.box([0.1, 0.1, 0.1])
+    # Two 0.2 m cubes, centres 0.15 m apart along x and 0.03 m along y.
+    offset = np.array([0.15, 0.03, 0.0])
+    ours = signed_distance(cube, np.eye(4), cube, translation(offset))
+    unsigned, (signed, points) = moveit_signed_distance(
+        fcl, fcl_object(fcl, fcl.Box(0.2, 0.2, 0.2), np.zeros(3)),
+        fcl_object(fcl, fcl.Box(0.2, 0.2, 0.2), offset))
+    assert unsigned == -1.0                                  # the sentinel
+    assert signed == pytest.approx(ours.distance) == pytest.approx(-0.05)
+    np.testing.assert_array_equal(points[0], points[1])      # one point for both bodies
+    np.testing.assert_allclose(ours.witness_b - ours.witness_a, ours.distance * ours.normal,
+                               atol=1e-12)                   # two witnesses, the MTD apart
+    assert ours.witness_a[0] == pytest.approx(0.1) and ours.witness_b[0] == pytest.approx(0.05)
+    # A 0.2 m cube inside a closed 1 m cube mesh: MoveIt sees the mesh surface 0.3 m away.
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    triangles = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                          [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
+    model = fcl.BVHModel()
+    model.beginModel(len(corners), len(triangles))
+    model.addSubModel(corners, triangles)
+    model.endModel()
+    inside = np.array([0.1, 0.0, 0.0])
+    unsigned, (signed, _) = moveit_signed_distance(
+        fcl, fcl_object(fcl, model, np.zeros(3)), fcl_object(fcl, fcl.Box(0.2, 0.2, 0.2), inside))
+    assert unsigned == pytest.approx(0.3) and signed == pytest.approx(0.3)
+    mesh_object = {'id': 'bin', 'meshes': [{
+        'vertices': [{'x': x, 'y': y, 'z': z} for x, y, z in corners],
+        'triangles': [{'vertex_indices': list(t)} for t in triangles]}]}
+    (piece,) = collision_object_pieces(mesh_object)
+    assert signed_distance(piece.shape, piece.origin, cube, translation(inside)).distance == \
+        pytest.approx(-0.5)
+
+
+def translation(offset):
+    matrix = np.eye(4)
+    matrix[:3, 3] = offset
+    return matrix
+
+
+def fcl_object(fcl, geometry, offset):
+    return fcl.CollisionObject(geometry, fcl.Transform(np.eye(3), np.asarray(offset, float)))
+
+
+def test_demo_collision_objects_are_its_markers():
+    from gjk_ros.demo.scene import demo_scene_config, make_collision_object, make_marker
+    from gjk_ros.models import marker_to_piece
+    from rclpy.time import Time
+    stamp = Time().to_msg()
+    probes = np.random.default_rng(7).uniform(-1.0, 1.0, (20, 3))
+    for spec in demo_scene_config().obstacles:
+        (ours,) = collision_object_pieces(make_collision_object(spec, stamp))
+        marker = marker_to_piece(make_marker(spec, stamp))
+        assert ours.body == marker.body and ours.frame_id == marker.frame_id
+        for probe in probes:
+            pose = translation(probe)
+            sphere = ConvexPolytope.sphere(0.01)
+            assert signed_distance(ours.shape, ours.origin, sphere, pose).distance == \
+                pytest.approx(signed_distance(marker.shape, marker.origin, sphere,
+                                              pose).distance, abs=1e-9)
