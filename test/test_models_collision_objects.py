@@ -471,3 +471,29 @@ def test_demo_collision_objects_are_its_markers():
             assert signed_distance(ours.shape, ours.origin, sphere, pose).distance == \
                 pytest.approx(signed_distance(marker.shape, marker.origin, sphere,
                                               pose).distance, abs=1e-9)
+
+
+@pytest.mark.parametrize('name, build, factor', [
+    ('box', lambda s: ConvexPolytope.box([0.1 * s, 0.2 * s, 0.3 * s]), 1.5),
+    ('sphere', lambda s: ConvexPolytope.sphere(0.2 * s), 0.5),
+    ('cylinder', lambda s: ConvexPolytope.cylinder(0.1 * s, 0.4 * s), 2.0),
+    ('cone', lambda s: ConvexPolytope.cone(0.1 * s, 0.4 * s), 1.2),
+    ('capsule', lambda s: ConvexPolytope.capsule(0.05 * s, 0.3 * s), 3.0),
+])
+def test_link_scale_is_the_primitive_with_scaled_sizes(name, build, factor):
+    from gjk_ros.models.collision_objects import scaled_shape
+    scaled, expected = scaled_shape(build(1.0), factor), build(factor)
+    sphere = ConvexPolytope.sphere(0.01)
+    for probe in np.random.default_rng(11).uniform(-1.0, 1.0, (30, 3)):
+        pose = translation(probe)
+        assert signed_distance(scaled, np.eye(4), sphere, pose).distance == pytest.approx(
+            signed_distance(expected, np.eye(4), sphere, pose).distance, abs=1e-9), name
+
+
+def test_link_scale_of_a_mesh_hull_is_about_its_vertex_mean():
+    from gjk_ros.models.collision_objects import scaled_shape
+    corners = np.array(TETRAHEDRON, dtype=float)
+    scaled = scaled_shape(ConvexPolytope.from_points(corners), 2.0)
+    centre = corners.mean(axis=0)
+    np.testing.assert_allclose(np.sort(scaled.vertices, axis=0),
+                               np.sort(centre + 2.0 * (corners - centre), axis=0))

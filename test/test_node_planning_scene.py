@@ -299,6 +299,11 @@ def test_allowed_collision_matrix_and_link_padding_filter_and_pad_pairs(empty, n
     padded.link_padding = [moveit_msgs.LinkPadding(link_name='arm', padding=0.02)]
     scene.moveit.send('scene', padded)
     wait_distance(scene, node, 'arm', 'crate', 0.28, 'link_padding from the scene')
+    scaled = moveit_msgs.PlanningScene(is_diff=True)
+    scaled.link_scale = [moveit_msgs.LinkScale(link_name='arm', scale=1.5)]
+    scene.moveit.send('scene', scaled)
+    # The 0.2 m arm cube scaled to 0.3 m: its face 0.05 m nearer, then the padding.
+    wait_distance(scene, node, 'arm', 'crate', 0.23, 'link_scale from the scene')
 
 
 def test_full_scene_replaces_the_world(empty, node):

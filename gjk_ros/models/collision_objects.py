@@ -49,8 +49,8 @@ from gjk_ros.models.values import MAX_MAGNITUDE
 import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
-           'collision_object_pieces', 'MOVE', 'REMOVE', 'scene_object', 'scene_update',
-           'SceneObject', 'SceneState', 'SceneUpdate']
+           'collision_object_pieces', 'MOVE', 'REMOVE', 'scaled_shape', 'scene_object',
+           'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate', 'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
 ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
@@ -449,6 +449,29 @@ def scene_update(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
         update.problems.append(('octomap', 'the world octomap is not used (give the node the '
                                 'sensor data as observation_sources instead)'))
     return update
+
+
+def shape_centre(shape):
+    """Return the point ``scaled_shape`` scales about: a polytope's vertex mean, else 0."""
+    return shape.vertices.mean(axis=0) if shape.kind == 'polytope' else np.zeros(3)
+
+
+def scaled_shape(shape, factor, centre=None):
+    """
+    Return ``shape`` (a ConvexPolytope) scaled by ``factor``: MoveIt's ``link_scale``.
+
+    MoveIt scales a primitive about its origin and a mesh about the mean of its vertices
+    (geometric_shapes' ``scaleAndPadd``); a primitive here is centred on the piece origin and a
+    polytope is scaled about the mean of its hull vertices (``shape_centre``), or ``centre``.
+    A half-space has no size: it is returned as it is.
+    """
+    if factor == 1.0 or shape.kind == 'half_space':
+        return shape
+    # The constructor's arguments, as the shape pickles itself (a scaled copy keeps its graph).
+    rebuild, (vertices, offsets, indices, radius, kind, cylinder) = shape.__reduce__()
+    centre = shape_centre(shape) if centre is None else centre
+    return rebuild(centre + (vertices - centre) * factor, offsets, indices, radius * factor,
+                   kind, tuple(value * factor for value in cylinder))
 
 
 class SceneState:

@@ -157,22 +157,33 @@ class Layout:
                 continue
             body_id, _ = world.names.id_of(kind, name)
             pieces = []
+            scale = world.collision_rules.scale_of(name) if kind == LINK else 1.0
             for key, tracked in world.bodies.keyed_pieces(kind, name):
-                for part in self._layout_pieces(tracked):
+                for part in self._layout_pieces(tracked, scale):
                     locations[part.uid] = PieceLocation(kind, name, key)
                     shapes[part.uid] = part.piece.shape
                     pieces.append(part)
             bodies.append((name, body_id, pieces, _body_state(world.bodies, kind, name)))
         return bodies
 
-    def _layout_pieces(self, tracked):
+    def _layout_pieces(self, tracked, scale=1.0):
         """
         Return the tracked pieces that stand for one body piece: itself, or its convex parts.
 
         A part shares the piece's frame and origin (so its pose, expiry and source are the
         piece's); its uid ``(piece uid, part index)`` keeps its simplex caches across rebuilds.
+        A link the planning scene scales (``link_scale``) has its shapes scaled.
         """
         parts = self._decomposer.parts_for(tracked.piece)
+        if scale != 1.0:
+            # Imported here, as in _self_pairs: only a scaled link needs gjk_ros.models.
+            from gjk_ros.models.collision_objects import scaled_shape, shape_centre
+            whole = tracked.piece.shape
+            if not parts:
+                shape = scaled_shape(whole, scale)
+                return [replace(tracked, piece=replace(tracked.piece, shape=shape))]
+            # Convex parts scale about the centre of the mesh they are parts of.
+            parts = [scaled_shape(part, scale, shape_centre(whole)) for part in parts]
         if not parts:
             return [tracked]
         return [TrackedPiece((tracked.uid, index), replace(tracked.piece, shape=shape))

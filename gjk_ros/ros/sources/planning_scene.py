@@ -200,7 +200,8 @@ class PlanningSceneSource(Source):
         world.set_pieces(OBSTACLE, self.name, _entries(scene, 'objects'))
         world.set_pieces(LINK, self.name, _entries(scene, 'attached'))
         world.collision_rules = CollisionRules() if scene is None else CollisionRules(
-            state.matrix, state.touch_pairs(), tuple(sorted(state.padding.items())))
+            state.matrix, state.touch_pairs(), tuple(sorted(state.padding.items())),
+            tuple(sorted(state.scale.items())))
         world.moved()
 
     def _lookup(self, target, source):
