@@ -166,10 +166,13 @@ class PlanningSceneSource(Source):
 
     def on_result(self, result, world):
         self._pending.discard(result.token)
+        decode = ('input', 'planning_scene', 'decode')
         if result.error is not None:
-            self._problems.report(('input', 'planning_scene', 'decode', result.key[2]),
-                                  'planning scene message rejected: %s' % result.error.reason)
+            self._problems.resolve(decode)  # each refusal is logged, not only the first
+            self._problems.report(decode, 'planning scene message (%s) rejected: %s'
+                                  % (result.key[1], result.error.reason))
             return
+        self._problems.resolve(decode)
         if self._state is None:
             from gjk_ros.models.collision_objects import SceneState
             self._state = SceneState()
@@ -180,9 +183,12 @@ class PlanningSceneSource(Source):
             problems = self._state.apply_attached(*value)
         else:
             problems = self._state.apply_scene(*value)
-        for name, reason in problems:
-            self._problems.report(('planning_scene', name, reason, result.key[2]),
-                                  "planning scene '%s': %s" % (name, reason), level='warning')
+        # The problems of the latest message stay active (in /diagnostics) until the next one:
+        # a bounded set, however many messages refer to unknown ids.
+        current = {('planning_scene', name, reason) for name, reason in problems}
+        self._problems.keep_only(('planning_scene',), current)
+        for key in current:
+            self._problems.report(key, "planning scene '%s': %s" % key[1:], level='warning')
 
     # -- the world -----------------------------------------------------------------------------
 
