@@ -28,6 +28,7 @@ from gjk_ros.models.collision_objects import (ADD, AllowedCollisions, APPEND,
                                               attached_object, collision_object_pieces, MOVE,
                                               REMOVE, scene_object, scene_update, SceneState)
 from gjk_ros.ros.limits import IngestLimits
+from hypothesis import given, settings, strategies
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -497,3 +498,43 @@ def test_link_scale_of_a_mesh_hull_is_about_its_vertex_mean():
     centre = corners.mean(axis=0)
     np.testing.assert_allclose(np.sort(scaled.vertices, axis=0),
                                np.sort(centre + 2.0 * (corners - centre), axis=0))
+
+
+# -- property: a collision object is the described solid at the composed pose ------------------
+
+_SIZES = strategies.floats(0.02, 1.0)
+_ANGLES = strategies.lists(strategies.floats(-math.pi, math.pi), min_size=3, max_size=3)
+_OFFSETS = strategies.lists(strategies.floats(-1.0, 1.0), min_size=3, max_size=3)
+
+
+@settings(max_examples=30)
+@given(kind=strategies.sampled_from(['BOX', 'SPHERE', 'CYLINDER', 'CONE']),
+       sizes=strategies.lists(_SIZES, min_size=3, max_size=3),
+       object_rpy=_ANGLES, object_xyz=_OFFSETS, shape_rpy=_ANGLES, shape_xyz=_OFFSETS,
+       probe=_OFFSETS)
+def test_collision_object_is_the_described_solid(kind, sizes, object_rpy, object_xyz,
+                                                 shape_rpy, shape_xyz, probe):
+    from gjk_ros.models import piece_from_description
+    dimensions = {'BOX': sizes, 'SPHERE': sizes[:1], 'CYLINDER': sizes[:2],
+                  'CONE': sizes[:2]}[kind]
+    code = {'BOX': 1, 'SPHERE': 2, 'CYLINDER': 3, 'CONE': 4}[kind]
+    message = moveit_msgs.CollisionObject(id='thing')
+    message.header.frame_id = 'world'
+    message.pose = pose_message(Rotation.from_euler('xyz', object_rpy), object_xyz)
+    message.primitives = [primitive(code, dimensions)]
+    message.primitive_poses = [pose_message(Rotation.from_euler('xyz', shape_rpy), shape_xyz)]
+    (piece,) = collision_object_pieces(message)
+    description = {'BOX': {'type': 'box', 'size': sizes},
+                   'SPHERE': {'type': 'sphere', 'radius': sizes[0]},
+                   'CYLINDER': {'type': 'cylinder', 'length': sizes[0], 'radius': sizes[1]},
+                   'CONE': {'type': 'cone', 'length': sizes[0], 'radius': sizes[1]}}[kind]
+    described = piece_from_description('thing', 'world', dict(description, xyz=shape_xyz,
+                                                               rpy=shape_rpy))
+    object_pose = np.eye(4)
+    object_pose[:3, :3] = Rotation.from_euler('xyz', object_rpy).as_matrix()
+    object_pose[:3, 3] = object_xyz
+    sphere = ConvexPolytope.sphere(0.05)
+    got = signed_distance(piece.shape, piece.origin, sphere, translation(probe)).distance
+    expected = signed_distance(described.shape, object_pose @ described.origin, sphere,
+                               translation(probe)).distance
+    assert got == pytest.approx(expected, abs=1e-7)
