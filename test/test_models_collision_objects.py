@@ -528,8 +528,8 @@ def test_collision_object_is_the_described_solid(kind, sizes, object_rpy, object
                    'SPHERE': {'type': 'sphere', 'radius': sizes[0]},
                    'CYLINDER': {'type': 'cylinder', 'length': sizes[0], 'radius': sizes[1]},
                    'CONE': {'type': 'cone', 'length': sizes[0], 'radius': sizes[1]}}[kind]
-    described = piece_from_description('thing', 'world', dict(description, xyz=shape_xyz,
-                                                               rpy=shape_rpy))
+    placed = dict(description, xyz=shape_xyz, rpy=shape_rpy)
+    described = piece_from_description('thing', 'world', placed)
     object_pose = np.eye(4)
     object_pose[:3, :3] = Rotation.from_euler('xyz', object_rpy).as_matrix()
     object_pose[:3, 3] = object_xyz
