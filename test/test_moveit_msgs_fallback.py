@@ -18,6 +18,8 @@ import hashlib
 import pathlib
 import re
 
+import pytest
+
 FALLBACK = pathlib.Path(__file__).resolve().parent.parent / 'tools' / 'moveit_msgs_fallback'
 
 
@@ -51,3 +53,27 @@ def test_planning_scene_types_import():
     # A byte field and its constants read as one-byte bytes in rclpy.
     assert CollisionObject.MOVE == b'\x03'
     assert AttachedCollisionObject().object.operation == b'\x00'
+
+
+def recorded_hashes():
+    text = (FALLBACK / 'README.md').read_text(encoding='utf-8')
+    return dict(re.findall(r'^(moveit_msgs/msg/\w+) +(RIHS01_[0-9a-f]{64})$', text,
+                           flags=re.MULTILINE))
+
+
+@pytest.mark.ros
+def test_endpoint_type_hashes_are_the_recorded_ones(rclpy_context):
+    from moveit_msgs import msg
+    from rclpy.node import Node
+    hashes = recorded_hashes()
+    assert len(hashes) == 3
+    node = Node('moveit_hash_probe', context=rclpy_context)
+    try:
+        for type_name, expected in hashes.items():
+            topic = 'moveit_hash_probe_' + type_name.rsplit('/', 1)[1]
+            node.create_publisher(getattr(msg, type_name.rsplit('/', 1)[1]), topic, 1)
+            # Local endpoints are in the graph cache at once: no discovery wait.
+            endpoints = node.get_publishers_info_by_topic(topic)
+            assert [str(e.topic_type_hash) for e in endpoints] == [expected], type_name
+    finally:
+        node.destroy_node()
