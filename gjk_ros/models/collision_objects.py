@@ -149,7 +149,7 @@ class SceneObject:
                 for piece in self.pieces]
 
 
-def _shape_poses(message, shapes_field, poses_field, count, object_id):
+def _shape_poses(message, shapes_field, poses_field, count):
     poses = list(_get(message, poses_field, []) or [])
     if not poses and isinstance(message, dict) and poses_field not in message:
         return [np.eye(4)] * count  # a dict may leave out the poses: identity
@@ -158,7 +158,7 @@ def _shape_poses(message, shapes_field, poses_field, count, object_id):
     return [pose_matrix(pose) for pose in poses]
 
 
-def _primitive(primitive, object_id):
+def _primitive(primitive):
     kind = int(_get(primitive, 'type'))
     name = PRIMITIVE_NAMES.get(kind)
     if name is None:
@@ -253,11 +253,11 @@ def _shapes(message, object_id, limits, threshold):
     if limits is not None and count > limits.max_markers_per_message:
         raise ValueError(f'{count} shapes exceed max_markers_per_message '
                          f'({limits.max_markers_per_message})')
-    poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_), object_id)
-    found += [(_primitive(p, object_id), pose) for p, pose in zip(primitives_, poses)]
-    poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes), object_id)
+    poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_))
+    found += [(_primitive(p), pose) for p, pose in zip(primitives_, poses)]
+    poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes))
     found += [(_mesh(m, object_id, limits, threshold), pose) for m, pose in zip(meshes, poses)]
-    poses = _shape_poses(message, 'planes', 'plane_poses', len(planes), object_id)
+    poses = _shape_poses(message, 'planes', 'plane_poses', len(planes))
     for plane, pose in zip(planes, poses):
         shape, origin = _plane(plane)
         found.append((shape, pose @ origin))
