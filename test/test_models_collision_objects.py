@@ -315,6 +315,30 @@ def test_full_scene_replaces_world_and_attached_objects():
     assert sorted(state.objects) == ['more', 'new']
 
 
+def test_diff_attached_objects_apply_by_operation_unless_the_state_is_whole():
+    state = SceneState()
+    state.apply_attached(*attached('kept'))
+    diff = moveit_msgs.PlanningScene(is_diff=True)
+    diff.robot_state.is_diff = True
+    diff.robot_state.attached_collision_objects = [
+        attached_message('more', operation=ADD)]
+    state.apply_scene(scene_update(diff))
+    assert sorted(state.attached) == ['kept', 'more']
+    diff.robot_state.is_diff = False  # a whole robot state: its attached objects are all
+    state.apply_scene(scene_update(diff))
+    assert sorted(state.attached) == ['more']
+    empty = moveit_msgs.PlanningScene(is_diff=True)  # no robot state: nothing changes
+    state.apply_scene(scene_update(empty))
+    assert sorted(state.attached) == ['more']
+
+
+def attached_message(object_id, operation=ADD):
+    message = moveit_msgs.AttachedCollisionObject(link_name='hand')
+    message.object = collision_object(object_id, [primitive(1, (0.1,) * 3)],
+                                      operation=operation)
+    return message
+
+
 def matrix_message(names, values, default_names=(), default_values=()):
     matrix = moveit_msgs.AllowedCollisionMatrix(entry_names=list(names),
                                                 default_entry_names=list(default_names),

@@ -269,6 +269,24 @@ def test_attached_tool_moves_with_the_hand_and_ignores_its_touch_links(empty, no
     wait_distance(scene, node, 'hand', 'tool', 0.1, 'it no longer moves with the hand')
 
 
+def test_attaching_a_world_object_by_id_keeps_it_where_it_is(empty, node):
+    # As MoveGroupInterface.attachObject does: the id and the link, no shapes.
+    scene = empty
+    scene.moveit.send('object', box('cup', (0.5, 0.3, 0.5), size=0.1))
+    wait_distance(scene, node, 'hand', 'cup', 0.4, 'the cup in the world')
+    scene.moveit.send('attached', attach('cup', 'hand', ['arm']))
+    wait_until(lambda: self_pairs(scene) == [('arm', 'hand')] and
+               find_record(scene.records() or [], 'cup', 'cup') is None and
+               'cup' not in obstacle_names(scene.records() or []),
+               what='the cup taken off the world', node_process=node)
+    scene.moveit.send('object', box('wall', (0.5, 1.0, 0.5), size=0.2))
+    # Held 0.5 m along the hand's x: 0.55 m (y) from the wall's near face at 0.9 minus 0.35.
+    wait_distance(scene, node, 'cup', 'wall', 0.55, 'the cup held where it was')
+    scene.send_tf('world', 'hand', (0.0, 0.5, 0.5))
+    wait_distance(scene, node, 'cup', 'wall', 0.35, 'the cup moving with the hand')
+    scene.send_tf('world', 'hand', HAND)
+
+
 def acm(names, values, default_names=(), default_values=()):
     matrix_message = moveit_msgs.AllowedCollisionMatrix(
         entry_names=list(names), default_entry_names=list(default_names),
