@@ -305,9 +305,10 @@ def test_full_scene_replaces_world_and_attached_objects():
     state.apply_object(*box_object('old'))
     state.apply_attached(*attached('old_tool'))
     scene = moveit_msgs.PlanningScene(is_diff=False)
-    scene.world.collision_objects = [collision_object('new', [primitive(2, (0.1,))],
-                                                      operation=REMOVE)]
-    assert state.apply_scene(scene_update(scene)) == []
+    scene.world.collision_objects = [collision_object('new', [primitive(2, (0.1,))]),
+                                     collision_object('old', operation=REMOVE)]
+    # Cleared first: a REMOVE of what the full scene no longer holds is reported.
+    assert [name for name, _ in state.apply_scene(scene_update(scene))] == ['old']
     assert sorted(state.objects) == ['new'] and state.attached == {}
     diff = moveit_msgs.PlanningScene(is_diff=True)
     diff.world.collision_objects = [collision_object('more', [primitive(2, (0.1,))])]

@@ -583,13 +583,14 @@ class SceneState:
             self.padding.clear()
             self.scale.clear()
             self.matrix = AllowedCollisions()
+        # Operations apply as given, after the clearing (MoveIt's setPlanningSceneMsg and
+        # robotStateMsgToRobotState do the same; move_group's full scenes say ADD throughout).
         for operation, found in update.objects:
-            problems += self.apply_object(operation if update.is_diff else ADD, found)
+            problems += self.apply_object(operation, found)
         if not update.is_diff or (update.attached and not update.attached_is_diff):
             self.attached.clear()
         for operation, held in update.attached:
-            replacing = not update.is_diff or not update.attached_is_diff
-            problems += self.apply_attached(ADD if replacing else operation, held)
+            problems += self.apply_attached(operation, held)
         if update.matrix is not None:
             self.matrix = update.matrix
         self.padding.update(update.padding)
