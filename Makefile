@@ -1,8 +1,8 @@
 # gjk_ros developer commands.
 #
 # On a machine without ROS, `make test` and `make demo` work from a fresh clone: they create a
-# virtual environment (.venv) holding the ROS 2 Jazzy wheels, build tf2_msgs into it when it is
-# missing, install this package into it (editable, with the layout of a colcon install) and run.
+# virtual environment (.venv) holding the ROS 2 Jazzy wheels, build tf2_msgs and moveit_msgs into
+# it when they are missing, install this package into it (editable, with the layout of a colcon install) and run.
 # Every step leaves a stamp file in .venv/.stamps, so a second run only redoes what changed.
 #
 # On a machine with ROS 2 sourced, use colcon instead:
@@ -42,7 +42,7 @@ ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_E
 all: install
 
 help:
-	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels and tf2_msgs'
+	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels, tf2_msgs and moveit_msgs'
 	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
 	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
 	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
@@ -53,7 +53,7 @@ help:
 
 # --- environment --------------------------------------------------------------------------------
 
-venv: $(STAMPS)/tf2_msgs
+venv: $(STAMPS)/tf2_msgs $(STAMPS)/moveit_msgs
 
 $(STAMPS)/created:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
@@ -66,11 +66,21 @@ $(STAMPS)/requirements: requirements.txt requirements-ros.txt $(STAMPS)/created
 	$(PIP) install --quiet -r requirements.txt -r requirements-ros.txt $(PIP_QUIET)
 	touch $@
 
-# Builds only if `import tf2_msgs.msg` fails (the script checks), so a ROS install's wins.
-$(STAMPS)/tf2_msgs: tools/build_tf2_msgs.sh tools/requirements-tf2-build.txt \
+# Build only what `import <package>.msg` cannot find (the scripts check), so a ROS install's wins.
+INTERFACE_BUILD := tools/build_ros_interfaces.sh tools/requirements-tf2-build.txt
+
+$(STAMPS)/tf2_msgs: tools/build_tf2_msgs.sh $(INTERFACE_BUILD) \
 		$(wildcard tools/tf2_msgs_fallback/* tools/tf2_msgs_fallback/msg/*) \
 		$(STAMPS)/requirements
 	bash tools/build_tf2_msgs.sh $(VENV_DIR) $(PIP_QUIET)
+	touch $@
+
+# The planning scene messages (a subset of moveit_msgs, and the octomap_msgs and
+# object_recognition_msgs types they contain: about a minute on 2 cores).
+$(STAMPS)/moveit_msgs: tools/build_moveit_msgs.sh $(INTERFACE_BUILD) \
+		$(wildcard tools/moveit_msgs_fallback/*/* tools/moveit_msgs_fallback/*/msg/*) \
+		$(STAMPS)/tf2_msgs
+	bash tools/build_moveit_msgs.sh $(VENV_DIR) $(PIP_QUIET)
 	touch $@
 
 # --- package --------------------------------------------------------------------------------------
@@ -104,7 +114,8 @@ ROS_TOOLS_STAMP := $(if $(HAVE_ROS_TOOLS),$(STAMPS)/ros-tools)
 
 ros-tools: $(ROS_TOOLS_STAMP)
 
-$(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMPS)/tf2_msgs
+$(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMPS)/tf2_msgs \
+		$(STAMPS)/moveit_msgs
 	bash $(ROS_TOOLS)/install.sh $(VENV_DIR) $(PIP_QUIET)
 	touch $@
 

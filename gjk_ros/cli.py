@@ -62,6 +62,11 @@ def _add_demo(subparsers):
                              'start compiles the geometry kernels)')
     parser.add_argument('--log-dir', default=None,
                         help='folder for the node and scene output (default: a temp folder)')
+    parser.add_argument('--collision-objects', action='store_true',
+                        help='publish the obstacles as moveit_msgs/CollisionObject on '
+                             '/collision_object (as a MoveIt application adds them to the '
+                             'planning scene) and read them with planning_scene:=true, instead '
+                             'of markers')
     parser.set_defaults(handler=_run_demo)
 
 
@@ -120,7 +125,8 @@ def _run_demo(options, extra):
         duration=options.duration, plot=options.plot, scene_plot=scene_plot,
         interval=options.interval,
         domain_id=options.domain_id, rate_hz=options.rate_hz,
-        startup_timeout=options.startup_timeout, log_dir=options.log_dir))
+        startup_timeout=options.startup_timeout, log_dir=options.log_dir,
+        collision_objects=options.collision_objects))
 
 
 def _run_check(options, extra):

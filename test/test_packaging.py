@@ -127,9 +127,11 @@ MODULE_KEYS = {
     'ament_index_python': 'ament_index_python', 'builtin_interfaces': 'builtin_interfaces',
     'collada': 'python3-collada', 'diagnostic_msgs': 'diagnostic_msgs',
     'geometry_msgs': 'geometry_msgs', 'launch': 'launch', 'launch_ros': 'launch_ros',
-    'matplotlib': 'python3-matplotlib', 'mpl_toolkits': 'python3-matplotlib',
+    'matplotlib': 'python3-matplotlib', 'moveit_msgs': 'moveit_msgs',
+    'mpl_toolkits': 'python3-matplotlib',
     'numba': 'python3-numba', 'numpy': 'python3-numpy', 'rcl_interfaces': 'rcl_interfaces',
     'rclpy': 'rclpy', 'scipy': 'python3-scipy', 'sensor_msgs': 'sensor_msgs',
+    'shape_msgs': 'shape_msgs',
     'std_msgs': 'std_msgs', 'tf2_msgs': 'tf2_msgs', 'trimesh': 'python3-trimesh-pip',
     'visualization_msgs': 'visualization_msgs', 'yaml': 'python3-yaml',
 }

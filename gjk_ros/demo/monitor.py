@@ -74,6 +74,9 @@ class DemoOptions:
         Seconds to wait for the first distances (the first start compiles the kernels).
     log_dir : str or None
         Where the children's output goes; None makes a temporary folder.
+    collision_objects : bool
+        The scene publishes its obstacles as moveit_msgs/CollisionObject and the node reads
+        them through its planning scene source (``planning_scene`` true).
 
     """
 
@@ -85,6 +88,7 @@ class DemoOptions:
     rate_hz: float = 50.0
     startup_timeout: float = 120.0
     log_dir: str = None
+    collision_objects: bool = False
 
 
 @dataclass
@@ -286,10 +290,11 @@ def node_command(rate_hz, parameters=()):
     return command
 
 
-def scene_command(rate_hz):
+def scene_command(rate_hz, collision_objects=False):
     """Return the command line that starts the demo scene publisher."""
     return [sys.executable, '-m', 'gjk_ros.demo.scene', '--rate-hz', str(float(rate_hz)),
-            '--obstacle-topic', f'/{NODE_NAME}/obstacles']
+            '--obstacle-topic', f'/{NODE_NAME}/obstacles'] + (
+                ['--collision-objects'] if collision_objects else [])
 
 
 def _die_with_parent():
@@ -557,8 +562,11 @@ def _run(options, out):
     children = {}
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        children['node'] = start_child(node_command(options.rate_hz), logs['node'])
-        children['scene'] = start_child(scene_command(options.rate_hz), logs['scene'])
+        scene_input = ['planning_scene:=true'] if options.collision_objects else []
+        children['node'] = start_child(node_command(options.rate_hz, scene_input),
+                                       logs['node'])
+        children['scene'] = start_child(
+            scene_command(options.rate_hz, options.collision_objects), logs['scene'])
         status = _monitor(options, history, snapshot, children, logs, out)
     except (KeyboardInterrupt, _Stop):
         print('\nstopped by signal', file=out, flush=True)

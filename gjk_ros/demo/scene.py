@@ -21,7 +21,10 @@ The process plays the part of robot_state_publisher and of a perception stack:
 - joint motion as TF on ``/tf`` (reliable, volatile, depth 100, as tf2_ros) and the fixed joints
   on ``/tf_static`` (reliable, transient_local);
 - obstacles as a ``visualization_msgs/MarkerArray`` on the distance node's ``~/obstacles``, one
-  of them attached to a frame that moves, so a moving frame moves the obstacle.
+  of them attached to a frame that moves, so a moving frame moves the obstacle; or, with
+  ``--collision-objects``, the same obstacles as ``moveit_msgs/CollisionObject`` messages on
+  ``/collision_object``, as a MoveIt application adds them to the planning scene (each object's
+  id is the marker's ``ns/id``, so the node reports the same names).
 
 The motion is a function of the tick count, not of the wall clock, so every run plays the same
 sequence of poses (only the stamps, which are the wall time of publication, differ).
@@ -39,7 +42,7 @@ import sys
 from typing import Callable, Optional, Sequence
 import xml.etree.ElementTree as ElementTree
 
-from geometry_msgs.msg import Point, TransformStamped
+from geometry_msgs.msg import Point, Pose, TransformStamped
 from gjk_ros.ros.markers import matrix_to_quaternion
 from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
 import numpy
@@ -52,6 +55,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 DEMO_URDF_RESOURCE = 'demo_arm.urdf'
 DEFAULT_OBSTACLE_TOPIC = '/gjk_distance/obstacles'
+COLLISION_OBJECT_TOPIC = '/collision_object'
 FIXED_FRAME = 'world'
 
 
@@ -214,6 +218,9 @@ class SceneConfig:
     obstacle_period : float
         Seconds between MarkerArray republications (ADD again is idempotent), so a node that
         starts late or subscribes with volatile QoS still gets them.
+    collision_objects : bool
+        Publish the obstacles as moveit_msgs/CollisionObject on ``/collision_object`` instead
+        of markers (the node's planning scene source).
 
     """
 
@@ -224,6 +231,7 @@ class SceneConfig:
     rate_hz: float = 50.0
     obstacle_topic: str = DEFAULT_OBSTACLE_TOPIC
     obstacle_period: float = 1.0
+    collision_objects: bool = False
 
 
 def axis_angle_matrix(axis, angle):
@@ -389,6 +397,30 @@ def make_marker(spec, stamp):
     return marker
 
 
+# shape_msgs/SolidPrimitive of each marker type the demo uses, from the marker's full sizes.
+_PRIMITIVES = {
+    Marker.CUBE: (1, lambda scale: list(scale)),                          # BOX x, y, z
+    Marker.SPHERE: (2, lambda scale: [scale[0] / 2.0]),                   # SPHERE radius
+    Marker.CYLINDER: (3, lambda scale: [scale[2], scale[0] / 2.0]),       # CYLINDER h, r
+}
+
+
+def make_collision_object(spec, stamp):
+    """Return the ``moveit_msgs/CollisionObject`` (ADD) of an obstacle, named ``ns/id``."""
+    from moveit_msgs.msg import CollisionObject
+    from shape_msgs.msg import SolidPrimitive
+    kind, dimensions = _PRIMITIVES[spec.marker_type]
+    message = CollisionObject(id=spec.name, operation=CollisionObject.ADD)
+    message.header.stamp = stamp
+    message.header.frame_id = spec.frame_id
+    message.pose.position.x, message.pose.position.y, message.pose.position.z = (
+        float(v) for v in spec.position)
+    message.primitives = [SolidPrimitive(type=kind, dimensions=[
+        float(v) for v in dimensions(spec.scale)])]
+    message.primitive_poses = [Pose()]
+    return message
+
+
 class ScenePublisher(Node):
     """
     Publish a SceneConfig: URDF once, static TF once, moving TF at ``rate_hz``, obstacles.
@@ -415,8 +447,13 @@ class ScenePublisher(Node):
         self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self._static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
         self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
-        self._obstacle_pub = self.create_publisher(MarkerArray, config.obstacle_topic,
-                                                   LATCHED_QOS)
+        if config.collision_objects:
+            from moveit_msgs.msg import CollisionObject
+            self._obstacle_pub = self.create_publisher(CollisionObject, COLLISION_OBJECT_TOPIC,
+                                                       LATCHED_QOS)
+        else:
+            self._obstacle_pub = self.create_publisher(MarkerArray, config.obstacle_topic,
+                                                       LATCHED_QOS)
         self._description_pub.publish(String(data=config.urdf))
         self._publish_static()
         self._publish_obstacles()
@@ -453,6 +490,10 @@ class ScenePublisher(Node):
 
     def _publish_obstacles(self):
         stamp = self._now()
+        if self._config.collision_objects:
+            for spec in self._config.obstacles:
+                self._obstacle_pub.publish(make_collision_object(spec, stamp))
+            return
         markers = [make_marker(spec, stamp) for spec in self._config.obstacles]
         self._obstacle_pub.publish(MarkerArray(markers=markers))
 
@@ -521,6 +562,9 @@ def parse_args(argv: Optional[Sequence[str]] = None):
                         help=f'MarkerArray topic (default {DEFAULT_OBSTACLE_TOPIC})')
     parser.add_argument('--duration', type=float, default=None,
                         help='stop after this many seconds (default: run until stopped)')
+    parser.add_argument('--collision-objects', action='store_true',
+                        help=f'publish the obstacles as moveit_msgs/CollisionObject on '
+                             f'{COLLISION_OBJECT_TOPIC} instead of markers')
     return parser.parse_known_args(argv)
 
 
@@ -530,6 +574,7 @@ def main(argv=None):
     options, ros_args = parse_args(argv)
     config = demo_scene_config(rate_hz=options.rate_hz)
     config.obstacle_topic = options.obstacle_topic
+    config.collision_objects = options.collision_objects
     run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration)
 
 

@@ -46,6 +46,32 @@ class Obstacle:
     pose: object = None
     padding: float = 0.0
 
+    @classmethod
+    def from_collision_object(cls, message, padding=0.0):
+        """
+        Return the obstacle of a moveit_msgs/CollisionObject (message or dict of its fields).
+
+        Named by its ``id``; its shapes (every SolidPrimitive type, meshes as their hull,
+        planes as half-spaces) sit at their poses in the object frame, and the object's
+        ``pose`` is the obstacle pose (``header.frame_id`` is taken to be the planner's
+        world frame). Subframes are ignored.
+
+        Raises
+        ------
+        ModelError
+            Naming the object's id, as the node rejects it.
+
+        """
+        from gjk_ros.models import ModelError
+        from gjk_ros.models.collision_objects import scene_object
+        _, found = scene_object(message)
+        name = found.id or '<no id>'
+        if found.error is not None:
+            raise ModelError(name, found.error)
+        if not found.pieces:
+            raise ModelError(name, 'the collision object has no shapes')
+        return cls(name, list(found.pieces), found.pose, padding)
+
 
 @dataclass
 class DistanceResults:

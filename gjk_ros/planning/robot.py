@@ -66,8 +66,9 @@ class RobotDistances:
         MoveIt's semantic description: ``disable_collisions`` pairs are not checked;
         ``link_padding`` elements add to ``link_padding``; ``group`` elements are planning
         groups (:meth:`group`).
-    obstacles : sequence of Obstacle
-        The obstacles (fixed set; poses can change per call).
+    obstacles : sequence of Obstacle, or of moveit_msgs/CollisionObject (message or dict)
+        The obstacles (fixed set; poses can change per call). A collision object becomes
+        ``Obstacle.from_collision_object`` (its id, its shapes, its pose).
     package_paths : mapping of str to str, optional
         ``package://`` name -> directory, before the ament index (see ResourceResolver).
     resolver : ResourceResolver, optional
@@ -121,6 +122,8 @@ class RobotDistances:
         self.max_distance = float(max_distance)
         link_pieces = self._link_pieces(urdf_xml, links)
         self.links = tuple(link_pieces)
+        obstacles = [obstacle if isinstance(obstacle, Obstacle) else
+                     Obstacle.from_collision_object(obstacle) for obstacle in obstacles]
         self.obstacles = tuple(obstacle.name for obstacle in obstacles)
         self._obstacle_padding = np.array([float(o.padding) for o in obstacles])
         self._obstacle_poses = np.array([_pose(o.pose, o.name) for o in obstacles]).reshape(

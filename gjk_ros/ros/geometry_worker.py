@@ -107,6 +107,9 @@ class _WorkerState:
                 return self.srdf(payload), None
             if key[0] == 'decompose':
                 return self.decompose(key[1], key[2], *payload, progress), None
+            if key[0] == 'planning_scene':
+                from gjk_ros.ros.sources.planning_scene import decode_scene_message
+                return decode_scene_message(key[1], payload[1], self.limits), None
             return self.parameter(key[1], *payload), None
         except ModelError as error:
             return None, error

@@ -104,6 +104,11 @@ class Ingestor:
       an Ingestor of their own, whose ``job_timeout_s`` is ``decomposition_timeout``, so that
       minutes of CoACD never delay a marker.
 
+    - ``submit(('planning_scene', kind, n), (topic, data))``: one raw moveit_msgs message
+      (kind 'object', 'attached' or 'scene'); value what ``SceneState`` applies
+      (``sources.planning_scene.decode_scene_message``). Each message has a key of its own:
+      a diff is meaningful only after every message before it.
+
     ``submit`` is latest-wins per key; ``poll`` returns finished results (never blocks).
     """
 

@@ -89,17 +89,24 @@ def body_of(key):
         return 'static_obstacles' if key[1] == 'obstacle' else 'link_geometry'
     if key[0] == 'decompose':
         return key[1]
+    if key[0] == 'planning_scene':
+        return 'planning scene (%s)' % key[1]
     return '~/obstacles' if key[1] == 'obstacle' else '~/links'
 
 
 def send_job(connection, job):
     """
-    Send a job; raw marker bytes go as raw buffers after a small pickled header.
+    Send a job; raw marker and planning scene bytes go as raw buffers after a small header.
 
     Pickling a 30 MB message would copy it while holding the GIL, which the node's executor
     thread shares with this dispatcher; ``send_bytes`` writes the buffer as it is, and the
     pipe write releases the GIL.
     """
+    if job.key[0] == 'planning_scene':
+        topic, data = job.payload
+        connection.send((job.key, topic, job.skip))
+        connection.send_bytes(data)
+        return
     if job.key[0] != 'markers':
         connection.send((job.key, job.payload, job.skip))
         return
@@ -112,6 +119,8 @@ def send_job(connection, job):
 def receive_job(connection, message):
     """Receive what ``_send_job`` sent: (key, payload, skip)."""
     key, payload, skip = message
+    if key[0] == 'planning_scene':
+        payload = (payload, connection.recv_bytes())
     if key[0] == 'markers':
         times, forget = payload
         payload = ([(connection.recv_bytes(), received) for received in times], forget)

@@ -93,6 +93,7 @@ class Layout:
                config.excluded_pairs, config.static_obstacle_namespaces, config.padding,
                config.link_padding, config.obstacle_padding,
                config.self_collision, world.adjacent_links, world.disabled_links,
+               world.collision_rules,
                self._decomposer.version, id(self.tracker))
         if key == self._key:
             return False
@@ -108,8 +109,15 @@ class Layout:
         world.names.keep_only(LINK, {name for name, *_ in links})
         world.names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
         self_pairs = self._self_pairs(world, config, links)
-        layout = build_layout(links, obstacles, config.pair_allowed, self_pairs,
-                              config.link_padding_of, config.obstacle_padding_of)
+        rules = world.collision_rules
+
+        def pair_allowed(link, obstacle):
+            return config.pair_allowed(link, obstacle) and not rules.allows(link, obstacle)
+
+        def link_padding_of(link):
+            return config.link_padding_of(link) + rules.padding_of(link)
+        layout = build_layout(links, obstacles, pair_allowed, self_pairs, link_padding_of,
+                              config.obstacle_padding_of)
         self.self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self.locations = [locations[uid] for uid in layout.piece_uids]
         self.shapes = [shapes[uid] for uid in layout.piece_uids]
@@ -149,22 +157,33 @@ class Layout:
                 continue
             body_id, _ = world.names.id_of(kind, name)
             pieces = []
+            scale = world.collision_rules.scale_of(name) if kind == LINK else 1.0
             for key, tracked in world.bodies.keyed_pieces(kind, name):
-                for part in self._layout_pieces(tracked):
+                for part in self._layout_pieces(tracked, scale):
                     locations[part.uid] = PieceLocation(kind, name, key)
                     shapes[part.uid] = part.piece.shape
                     pieces.append(part)
             bodies.append((name, body_id, pieces, _body_state(world.bodies, kind, name)))
         return bodies
 
-    def _layout_pieces(self, tracked):
+    def _layout_pieces(self, tracked, scale=1.0):
         """
         Return the tracked pieces that stand for one body piece: itself, or its convex parts.
 
         A part shares the piece's frame and origin (so its pose, expiry and source are the
         piece's); its uid ``(piece uid, part index)`` keeps its simplex caches across rebuilds.
+        A link the planning scene scales (``link_scale``) has its shapes scaled.
         """
         parts = self._decomposer.parts_for(tracked.piece)
+        if scale != 1.0:
+            # Imported here, as in _self_pairs: only a scaled link needs gjk_ros.models.
+            from gjk_ros.models.collision_objects import scaled_shape, shape_centre
+            whole = tracked.piece.shape
+            if not parts:
+                shape = scaled_shape(whole, scale)
+                return [replace(tracked, piece=replace(tracked.piece, shape=shape))]
+            # Convex parts scale about the centre of the mesh they are parts of.
+            parts = [scaled_shape(part, scale, shape_centre(whole)) for part in parts]
         if not parts:
             return [tracked]
         return [TrackedPiece((tracked.uid, index), replace(tracked.piece, shape=shape))
@@ -177,11 +196,11 @@ class Layout:
         # Imported here: gjk_ros.models brings trimesh (0.45 s), which only the worker
         # needs otherwise; the node's start waits for its imports.
         from gjk_ros.models.kinematics import self_collision_pairs
-        disabled = world.disabled_links
+        disabled, rules = world.disabled_links, world.collision_rules
 
         def is_disabled(first, second):
             return frozenset((first, second)) in disabled or \
-                not config.self_pair_allowed(first, second)
+                not config.self_pair_allowed(first, second) or rules.allows(first, second)
         return self_collision_pairs([name for name, *_ in links], world.adjacent_links,
                                     is_disabled)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import fnmatch
 import json
 import math
+import re
 
 from gjk_ros.ros.limits import IngestLimits
 
@@ -307,9 +308,32 @@ PARAMETERS = (
                   'Seconds one cloud may take to decode, place and self-filter (on a '
                   'background thread); a slower cloud is refused, naming its source.',
                   low=0.0, high=60.0, positive=True, reconfigures=('sources',)),
+    # Planning scene source (gjk_ros/ros/sources/planning_scene.py, docs/planning_scene.md).
+    ParameterSpec('planning_scene', 'bool', False,
+                  "Take MoveIt's planning scene as input: world collision objects as "
+                  'obstacles named by their id, attached objects as pieces of their link (never '
+                  'paired with its touch_links), the allowed collision matrix and link_padding '
+                  'as pair rules. The scene is state: it never goes stale.',
+                  reconfigures=('sources',)),
+    ParameterSpec('collision_object_topic', 'string', '/collision_object',
+                  'moveit_msgs/CollisionObject topic (ADD, REMOVE, APPEND, MOVE); empty: none.',
+                  reconfigures=('sources',)),
+    ParameterSpec('attached_collision_object_topic', 'string', '/attached_collision_object',
+                  'moveit_msgs/AttachedCollisionObject topic (attach, detach); empty: none.',
+                  reconfigures=('sources',)),
+    ParameterSpec('planning_scene_topic', 'string', '/planning_scene',
+                  'moveit_msgs/PlanningScene topic (full scenes and diffs, as applications '
+                  'publish them to move_group); empty: none.',
+                  reconfigures=('sources',)),
+    ParameterSpec('monitored_planning_scene_topic', 'string', '/monitored_planning_scene',
+                  "moveit_msgs/PlanningScene topic of move_group's scene monitor (full scenes "
+                  'and diffs); empty: none.',
+                  reconfigures=('sources',)),
 )
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
+# A ROS 2 topic name (absolute, relative or private) without substitutions.
+_TOPIC_NAME = re.compile(r'(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*')
 
 PAIR_PARAMETERS = ('allowed_pairs', 'excluded_pairs')
 """The parameters of 'link_pattern:obstacle_pattern' entries."""
@@ -415,6 +439,8 @@ def validate_parameter(name, value):
         return _validate_patterns(spec, value)
     if name == 'fixed_frame' and not value.strip('/'):
         return 'must name a frame'
+    if name.endswith('_topic') and value and not _TOPIC_NAME.fullmatch(value):
+        return 'not a valid topic name'
     if name in ('static_obstacles', 'link_geometry'):
         try:
             parse_body_descriptions(value)
@@ -648,6 +674,11 @@ class Config:
     observation_max_points: int = 2000000
     observation_max_bytes: int = 64000000
     observation_max_time: float = 0.5
+    planning_scene: bool = False
+    collision_object_topic: str = '/collision_object'
+    attached_collision_object_topic: str = '/attached_collision_object'
+    planning_scene_topic: str = '/planning_scene'
+    monitored_planning_scene_topic: str = '/monitored_planning_scene'
 
     @classmethod
     def from_values(cls, values):

@@ -23,13 +23,49 @@ the outputs read it. It holds no ROS object.
 - ``names``: the ids of the bodies that exist now, as ``~/names`` publishes them.
 - ``adjacent_links`` / ``disabled_links``: link pairs joined by a joint (URDF) and pairs the
   SRDF disables, as frozensets; self-collision pairs skip both.
+- ``collision_rules``: the planning scene's allowed collision matrix, touch links, link
+  padding and scale (``CollisionRules``); pairs it allows are skipped, link-link and
+  link-obstacle.
 - ``placement_revision``: increases whenever a piece's placement may have changed (a marker
   moved or was placed at its stamp), so that cached piece origins are rebuilt.
 """
 
+from dataclasses import dataclass
+
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
 
-__all__ = ['World']
+__all__ = ['CollisionRules', 'World']
+
+
+@dataclass(frozen=True)
+class CollisionRules:
+    """
+    What the planning scene says about pairs and links.
+
+    MoveIt's allowed collision matrix, the touch links of attached objects (with the link
+    holding each), its ``link_padding`` and ``link_scale``.
+
+    Hashable and compared by value, so the layout rebuilds only when the rules change.
+    """
+
+    matrix: object = None
+    touch: frozenset = frozenset()
+    padding: tuple = ()
+    scale: tuple = ()
+
+    def allows(self, first, second):
+        """Whether the pair is never checked (allowed to touch, as MoveIt says)."""
+        if frozenset((first, second)) in self.touch:
+            return True
+        return self.matrix is not None and self.matrix.allows(first, second)
+
+    def padding_of(self, link):
+        """Metres the scene pads ``link`` with (added to the node's own padding)."""
+        return dict(self.padding).get(link, 0.0)
+
+    def scale_of(self, link):
+        """Return the factor the scene scales ``link``'s pieces by (MoveIt's ``link_scale``)."""
+        return dict(self.scale).get(link, 1.0)
 
 
 class World:
@@ -40,6 +76,7 @@ class World:
         self.names = NameRegistry()
         self.adjacent_links = frozenset()
         self.disabled_links = frozenset()
+        self.collision_rules = CollisionRules()
         self.model_warnings = ()
         self.placement_revision = 0
         self._reported_version = None

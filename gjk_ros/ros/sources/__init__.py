@@ -23,6 +23,7 @@ from gjk_ros.ros.bodies import LINK, OBSTACLE
 from gjk_ros.ros.sources.markers import MarkerSource
 from gjk_ros.ros.sources.observations import make_observation_sources
 from gjk_ros.ros.sources.parameter_bodies import ParameterBodySource
+from gjk_ros.ros.sources.planning_scene import PlanningSceneSource
 from gjk_ros.ros.sources.robot_model import RobotModelSource
 
 __all__ = ['make_sources']
@@ -51,5 +52,6 @@ def make_sources(config, ingestor, problems, clocks, frames, decomposer):
     sources = [RobotModelSource(ingestor, problems, clocks), ParameterBodySource(problems)]
     sources += [MarkerSource(kind, ingestor, problems, clocks, frames)
                 for kind in (OBSTACLE, LINK)]
+    sources.append(PlanningSceneSource(ingestor, problems, frames))
     sources += make_observation_sources(config, problems, clocks, frames, decomposer)
     return sources

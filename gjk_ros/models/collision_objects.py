@@ -1,0 +1,628 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+MoveIt's collision objects as convex pieces: moveit_msgs/CollisionObject and what carries it.
+
+Messages are read duck-typed, and so are dicts with the message's field names (what
+``rosidl_runtime_py.message_to_ordereddict`` gives), so the node and the planner API share this
+one conversion. No rclpy here.
+
+Shapes (shape_msgs), in the object frame ``pose`` (itself in ``header.frame_id``), each at its
+own pose (``primitive_poses``, ``mesh_poses``, ``plane_poses``):
+
+- SolidPrimitive BOX [x, y, z], SPHERE [radius], CYLINDER and CONE [height, radius] (axis z,
+  centred; the cone's tip at +height/2), all exact; PRISM [height] with ``polygon`` (x, y of
+  its points): the hull of the polygon extruded to z = +-height/2.
+- Mesh: the convex hull of its triangles (a warning names the object when the mesh is not
+  convex).
+- Plane ``coef`` (a, b, c, d): the half-space a x + b y + c z + d <= 0 (the plane equation of
+  the message; the normal (a, b, c) points out of the solid): a table top, a floor, a wall.
+
+Subframes, ``type`` and colours carry no geometry and are ignored. Every rejection is one
+:class:`ModelError` naming the object's id and what is wrong, never the values.
+
+The scene semantics (``SceneState``) follow MoveIt's ``PlanningScene`` (docs/planning_scene.md).
+"""
+
+from dataclasses import dataclass, field, replace
+import math
+
+from gjk_ros.core.rigid import tf2_quaternion
+from gjk_ros.models import primitives
+from gjk_ros.models.errors import ModelError
+from gjk_ros.models.meshes import HULL_WARNING_THRESHOLD, mesh_shape, triangles_hull
+from gjk_ros.models.pieces import CollisionPiece
+from gjk_ros.models.transforms import quaternion_to_matrix
+from gjk_ros.models.values import MAX_MAGNITUDE
+import numpy as np
+
+__all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
+           'collision_object_pieces', 'MOVE', 'REMOVE', 'scaled_shape', 'scene_object',
+           'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate', 'shape_centre']
+
+# moveit_msgs/CollisionObject operations.
+ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
+OPERATION_NAMES = {ADD: 'ADD', REMOVE: 'REMOVE', APPEND: 'APPEND', MOVE: 'MOVE'}
+# shape_msgs/SolidPrimitive types and the number of dimensions each takes.
+BOX, SPHERE, CYLINDER, CONE, PRISM = 1, 2, 3, 4, 5
+PRIMITIVE_NAMES = {BOX: 'BOX', SPHERE: 'SPHERE', CYLINDER: 'CYLINDER', CONE: 'CONE',
+                   PRISM: 'PRISM'}
+_DIMENSIONS = {BOX: 3, SPHERE: 1, CYLINDER: 2, CONE: 2, PRISM: 1}
+_MISSING = object()
+
+
+def _get(value, name, default=_MISSING):
+    """Field ``name`` of a message or a dict (``default`` when a dict lacks it)."""
+    if isinstance(value, dict):
+        if name in value:
+            return value[name]
+    elif hasattr(value, name):
+        return getattr(value, name)
+    if default is _MISSING:
+        raise ValueError(f'no field {name}')
+    return default
+
+
+def _operation(value):
+    """
+    Return the operation as an int.
+
+    rclpy reads a ``byte`` field as one-byte ``bytes`` and ``message_to_ordereddict`` turns it
+    into a one-character str; a dict may also name it ('ADD') or give the number.
+    """
+    if isinstance(value, (bytes, bytearray)):
+        return value[0] if len(value) == 1 else -1
+    if isinstance(value, str):
+        names = {name: code for code, name in OPERATION_NAMES.items()}
+        if value.upper() in names:
+            return names[value.upper()]
+        return ord(value) if len(value) == 1 and not value.isdigit() else int(value)
+    return int(value)
+
+
+def _xyz(point):
+    return [float(_get(point, axis)) for axis in ('x', 'y', 'z')]
+
+
+def pose_matrix(pose):
+    """
+    (4, 4) transform of a geometry_msgs/Pose (message or dict; None is the identity).
+
+    Raises
+    ------
+    ValueError
+        A position that is not finite or beyond ``MAX_MAGNITUDE``, or a quaternion whose
+        squared norm is off 1 by more than tf2 accepts (as ``/tf``): MoveIt normalises any
+        quaternion, which turns a garbage orientation into a plausible one.
+
+    """
+    matrix = np.eye(4)
+    if pose is None:
+        return matrix
+    position = _xyz(_get(pose, 'position'))
+    if not all(abs(value) <= MAX_MAGNITUDE for value in position):
+        raise ValueError(f'a pose position is not finite or beyond {MAX_MAGNITUDE:g} m')
+    orientation = _get(pose, 'orientation')
+    quaternion = [float(_get(orientation, axis)) for axis in ('x', 'y', 'z', 'w')]
+    unit, reason = tf2_quaternion(quaternion)
+    if unit is None:
+        raise ValueError(f'a pose orientation is not a rotation ({reason})')
+    matrix[:3, :3] = quaternion_to_matrix(unit)
+    matrix[:3, 3] = position
+    return matrix
+
+
+@dataclass(frozen=True, eq=False)
+class SceneObject:
+    """
+    One collision object: its shapes in the object frame, and where the object is.
+
+    ``pieces`` hold each shape's pose relative to the object (their ``origin``); the object
+    sits at ``pose`` in ``frame_id``. ``resolve_into`` names a frame the pose must be
+    expressed in once, with the transform of the moment (an object attached from another
+    frame, a detached object put back into the world; '' is the node's fixed frame), else None.
+    ``error`` is why the object was rejected (it then has no pieces).
+    """
+
+    id: str  # noqa: A003 -- the message's field name
+    frame_id: str
+    pose: np.ndarray
+    pieces: tuple = ()
+    error: str = None
+    resolve_into: str = None
+
+    def placed(self):
+        """Return the pieces in ``frame_id`` (``pose`` composed with each shape's pose)."""
+        return [replace(piece, frame_id=self.frame_id, origin=self.pose @ piece.origin)
+                for piece in self.pieces]
+
+
+def _shape_poses(message, shapes_field, poses_field, count):
+    poses = list(_get(message, poses_field, []) or [])
+    if not poses and isinstance(message, dict) and poses_field not in message:
+        return [np.eye(4)] * count  # a dict may leave out the poses: identity
+    if len(poses) != count:
+        raise ValueError(f'{len(poses)} {poses_field} for {count} {shapes_field}')
+    return [pose_matrix(pose) for pose in poses]
+
+
+def _primitive(primitive):
+    kind = int(_get(primitive, 'type'))
+    name = PRIMITIVE_NAMES.get(kind)
+    if name is None:
+        raise ValueError(f'unknown SolidPrimitive type {kind} (BOX 1, SPHERE 2, CYLINDER 3, '
+                         'CONE 4, PRISM 5)')
+    dimensions = [float(value) for value in _get(primitive, 'dimensions', [])]
+    if len(dimensions) != _DIMENSIONS[kind]:
+        raise ValueError(f'{name} takes {_DIMENSIONS[kind]} dimensions, got {len(dimensions)}')
+    if kind == BOX:
+        return primitives.box(dimensions)
+    if kind == SPHERE:
+        return primitives.sphere(dimensions[0])
+    if kind == CYLINDER:
+        return primitives.cylinder(dimensions[1], dimensions[0])
+    if kind == CONE:
+        return primitives.cone(dimensions[1], dimensions[0])
+    return _prism(dimensions[0], _get(_get(primitive, 'polygon', {}), 'points', []))
+
+
+def _prism(height, points):
+    """Extrude the polygon (x, y of its points) to z = +-height/2; return its hull."""
+    if not height > 0.0 or not math.isfinite(height):
+        raise ValueError('PRISM height must be finite and > 0')
+    corners = np.array([[float(_get(p, 'x')), float(_get(p, 'y'))] for p in points]
+                       ).reshape(-1, 2)
+    if len(corners) < 3:
+        raise ValueError(f'PRISM polygon has {len(corners)} points (3 or more)')
+    centred = corners - corners.mean(axis=0)
+    if not np.isfinite(corners).all() or np.linalg.matrix_rank(centred, tol=1e-12) < 2:
+        raise ValueError('PRISM polygon is not finite or has no area')
+    half = np.full((len(corners), 1), height / 2.0)
+    solid = np.vstack([np.hstack([corners, -half]), np.hstack([corners, half])])
+    shape = primitives.point_hull(solid, 0.0, 'prism corners')
+    return shape._replace(description=f'prism of {len(corners)} sides height {height:g}')
+
+
+def _mesh(mesh, object_id, limits, hull_warning_threshold):
+    vertices = np.array([_xyz(point) for point in _get(mesh, 'vertices', [])]).reshape(-1, 3)
+    triangles = np.array([list(_get(triangle, 'vertex_indices'))
+                          for triangle in _get(mesh, 'triangles', [])], dtype=np.int64)
+    if len(triangles) == 0 or len(vertices) == 0:
+        raise ValueError('mesh has no triangles')
+    triangles = triangles.reshape(-1, 3)
+    if limits is not None and (len(vertices) > limits.max_points
+                               or len(triangles) > limits.max_mesh_triangles):
+        raise ValueError(f'mesh of {len(vertices)} vertices and {len(triangles)} triangles '
+                         f'exceeds max_points ({limits.max_points}) or max_mesh_triangles '
+                         f'({limits.max_mesh_triangles})')
+    if triangles.min() < 0 or triangles.max() >= len(vertices):
+        raise ValueError('mesh triangle indices beyond its vertices')
+    info = triangles_hull(object_id, vertices[triangles])
+    return mesh_shape(info, f'mesh of {len(triangles)} triangles', np.ones(3), object_id,
+                      hull_warning_threshold)
+
+
+def _plane(plane):
+    """Half-space a x + b y + c z + d <= 0 as (shape, its pose): z <= 0 of a rotated frame."""
+    coefficients = [float(value) for value in _get(plane, 'coef')]
+    if len(coefficients) != 4 or not all(math.isfinite(v) for v in coefficients):
+        raise ValueError('plane coef must be 4 finite numbers')
+    normal = np.array(coefficients[:3])
+    length = float(np.linalg.norm(normal))
+    if not length > 1e-12:
+        raise ValueError('plane normal (a, b, c) is zero')
+    normal /= length
+    origin = np.eye(4)
+    origin[:3, :3] = _rotation_from_z(normal)
+    origin[:3, 3] = -coefficients[3] / length * normal
+    if not np.all(np.abs(origin[:3, 3]) <= MAX_MAGNITUDE):
+        raise ValueError(f'plane offset beyond {MAX_MAGNITUDE:g} m')
+    return primitives.half_space(), origin
+
+
+def _rotation_from_z(axis):
+    """Return a rotation taking +z onto the unit vector ``axis`` (Rodrigues about z x axis)."""
+    cosine = float(axis[2])
+    if cosine < -1.0 + 1e-12:
+        return np.diag([1.0, -1.0, -1.0])  # half a turn about x
+    cross = np.array([-axis[1], axis[0], 0.0])
+    skew = np.array([[0.0, -cross[2], cross[1]], [cross[2], 0.0, -cross[0]],
+                     [-cross[1], cross[0], 0.0]])
+    return np.eye(3) + skew + skew @ skew / (1.0 + cosine)
+
+
+def _shapes(message, object_id, limits, threshold):
+    """(shape, pose in the object frame) of every shape of a CollisionObject."""
+    found = []
+    primitives_ = list(_get(message, 'primitives', []) or [])
+    meshes = list(_get(message, 'meshes', []) or [])
+    planes = list(_get(message, 'planes', []) or [])
+    count = len(primitives_) + len(meshes) + len(planes)
+    if limits is not None and count > limits.max_markers_per_message:
+        raise ValueError(f'{count} shapes exceed max_markers_per_message '
+                         f'({limits.max_markers_per_message})')
+    poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_))
+    found += [(_primitive(p), pose) for p, pose in zip(primitives_, poses)]
+    poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes))
+    found += [(_mesh(m, object_id, limits, threshold), pose) for m, pose in zip(meshes, poses)]
+    poses = _shape_poses(message, 'planes', 'plane_poses', len(planes))
+    for plane, pose in zip(planes, poses):
+        shape, origin = _plane(plane)
+        found.append((shape, pose @ origin))
+    return found
+
+
+def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD):
+    """
+    Convert a CollisionObject (message or dict) to a :class:`SceneObject` and its operation.
+
+    Parameters
+    ----------
+    message : moveit_msgs.msg.CollisionObject or dict
+        Read: id, operation, header.frame_id, pose, primitives, primitive_poses, meshes,
+        mesh_poses, planes, plane_poses. A dict may leave out header, pose, operation and the
+        shape lists (identity, '', ADD, none).
+    limits : object, optional
+        ``max_points``, ``max_mesh_triangles`` and ``max_markers_per_message`` (the node's
+        ``IngestLimits``: the cap on shapes per object); None: unbounded.
+    hull_warning_threshold : float
+        Metres a mesh hull may reach beyond the mesh before a warning says so.
+
+    Returns
+    -------
+    tuple of (int, SceneObject)
+        The operation, and the object; a rejected object carries ``error`` (the id is always
+        named).
+
+    """
+    object_id = str(_get(message, 'id', ''))
+    header = _get(message, 'header', {})
+    frame_id = str(_get(header, 'frame_id', '')).lstrip('/')
+    operation = -1
+    try:
+        operation = _operation(_get(message, 'operation', ADD))
+        if operation not in OPERATION_NAMES:
+            raise ValueError(f'unknown operation {operation}')
+        pose = pose_matrix(_get(message, 'pose', None))
+        shapes = [] if operation == REMOVE else _shapes(message, object_id, limits,
+                                                        hull_warning_threshold)
+    except (ValueError, TypeError, ModelError) as error:
+        reason = error.reason if isinstance(error, ModelError) else str(error)
+        return operation, SceneObject(object_id, frame_id, np.eye(4), error=reason)
+    pieces = tuple(CollisionPiece(object_id, frame_id, origin, shape.polytope,
+                                  shape.description, shape.warnings)
+                   for shape, origin in shapes)
+    return operation, SceneObject(object_id, frame_id, pose, pieces)
+
+
+def collision_object_pieces(message, *, limits=None):
+    """
+    Return the pieces of a CollisionObject (message or dict), each placed in its frame.
+
+    The planner API's obstacles: the object's pose composed with each shape's pose.
+
+    Raises
+    ------
+    ModelError
+        Naming the object's id, for anything invalid, or an object with no shapes.
+
+    """
+    _, found = scene_object(message, limits=limits)
+    if found.error is not None:
+        raise ModelError(found.id or '<no id>', found.error)
+    if not found.pieces:
+        raise ModelError(found.id or '<no id>', 'the collision object has no shapes')
+    return found.placed()
+
+
+@dataclass(frozen=True)
+class AttachedObject:
+    """An object held by a link: it moves with ``link`` and ignores its ``touch_links``."""
+
+    link: str
+    touch_links: frozenset
+    object: SceneObject  # noqa: A003 -- the message's field name
+
+
+def attached_object(message, *, limits=None,
+                    hull_warning_threshold=HULL_WARNING_THRESHOLD):
+    """
+    Convert an AttachedCollisionObject (message or dict): (operation, AttachedObject).
+
+    The object's pose is in the link frame when ``header.frame_id`` is empty or the link;
+    otherwise it is expressed in the link frame once, when attached (``resolve_into``).
+    """
+    operation, found = scene_object(_get(message, 'object'), limits=limits,
+                                    hull_warning_threshold=hull_warning_threshold)
+    link = str(_get(message, 'link_name', '')).lstrip('/')
+    if found.frame_id in ('', link):
+        found = replace(found, frame_id=link)
+    else:
+        found = replace(found, resolve_into=link)
+    touch = frozenset(str(name) for name in _get(message, 'touch_links', []) or [])
+    return operation, AttachedObject(link, touch, found)
+
+
+@dataclass(frozen=True)
+class AllowedCollisions:
+    """
+    MoveIt's allowed collision matrix: which pairs of bodies are never checked.
+
+    ``entries`` are (name, name, allowed) for pairs the matrix names; ``defaults`` are
+    (name, allowed) for bodies it gives a default. As MoveIt's
+    ``AllowedCollisionMatrix::getAllowedCollision``: an entry decides; else the defaults, and
+    when both bodies have one, the pair is allowed only if both allow it. An entry given
+    twice (both triangles of the matrix) is allowed only if both say so: leaving a pair out
+    is the unsafe side.
+    """
+
+    entries: tuple = ()
+    defaults: tuple = ()
+    _lookup: dict = field(default=None, compare=False, hash=False, repr=False)
+
+    def __post_init__(self):
+        pairs = {}
+        for first, second, allowed in self.entries:
+            key = frozenset((first, second))
+            pairs[key] = pairs.get(key, True) and allowed
+        object.__setattr__(self, '_lookup', (pairs, dict(self.defaults)))
+
+    def allows(self, first, second):
+        """Tell whether the matrix allows the pair (it is then never checked)."""
+        pairs, defaults = self._lookup
+        entry = pairs.get(frozenset((first, second)))
+        if entry is not None:
+            return entry
+        found = [defaults[name] for name in (first, second) if name in defaults]
+        return bool(found) and all(found)
+
+    @classmethod
+    def from_message(cls, matrix):
+        """Read a moveit_msgs/AllowedCollisionMatrix (message or dict); ValueError if bad."""
+        names = [str(name) for name in _get(matrix, 'entry_names', []) or []]
+        rows = [list(_get(row, 'enabled')) for row in _get(matrix, 'entry_values', []) or []]
+        if len(rows) != len(names) or any(len(row) != len(names) for row in rows):
+            raise ValueError(f'allowed_collision_matrix: {len(names)} entry_names but '
+                             f'entry_values is not {len(names)} x {len(names)}')
+        default_names = [str(n) for n in _get(matrix, 'default_entry_names', []) or []]
+        default_values = [bool(v) for v in _get(matrix, 'default_entry_values', []) or []]
+        if len(default_names) != len(default_values):
+            raise ValueError('allowed_collision_matrix: default_entry_names and '
+                             'default_entry_values differ in length')
+        entries = tuple((names[i], names[j], bool(rows[i][j])) for i in range(len(names))
+                        for j in range(len(names)) if i != j)
+        return cls(entries, tuple(zip(default_names, default_values)))
+
+
+@dataclass
+class SceneUpdate:
+    """A PlanningScene (message or dict) converted: what ``SceneState.apply_scene`` reads."""
+
+    is_diff: bool
+    objects: list
+    attached: list
+    attached_is_diff: bool
+    matrix: object = None
+    padding: dict = field(default_factory=dict)
+    scale: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)
+
+
+def scene_update(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD):
+    """Convert a moveit_msgs/PlanningScene (message or dict) to a :class:`SceneUpdate`."""
+    is_diff = bool(_get(message, 'is_diff', False))
+    world = _get(message, 'world', {})
+    options = {'limits': limits, 'hull_warning_threshold': hull_warning_threshold}
+    objects = [scene_object(o, **options) for o in _get(world, 'collision_objects', []) or []]
+    state = _get(message, 'robot_state', {})
+    attached = [attached_object(a, **options)
+                for a in _get(state, 'attached_collision_objects', []) or []]
+    update = SceneUpdate(is_diff, objects, attached, bool(_get(state, 'is_diff', False)))
+    matrix = _get(message, 'allowed_collision_matrix', {})
+    if not is_diff or _get(matrix, 'entry_names', []) or _get(matrix, 'default_entry_names', []):
+        try:
+            update.matrix = AllowedCollisions.from_message(matrix)
+        except ValueError as error:
+            update.problems.append(('allowed_collision_matrix', str(error)))
+    for name, target in (('link_padding', update.padding), ('link_scale', update.scale)):
+        for entry in _get(message, name, []) or []:
+            value = float(_get(entry, 'padding' if name == 'link_padding' else 'scale'))
+            link = str(_get(entry, 'link_name'))
+            if not math.isfinite(value) or value < 0.0 or (name == 'link_scale' and value == 0):
+                update.problems.append((link, f'{name} {value!r} is not usable'))
+            else:
+                target[link] = value
+    octomap = _get(_get(_get(world, 'octomap', {}), 'octomap', {}), 'data', [])
+    if len(octomap):
+        update.problems.append(('octomap', 'the world octomap is not used (give the node the '
+                                'sensor data as observation_sources instead)'))
+    return update
+
+
+def shape_centre(shape):
+    """Return the point ``scaled_shape`` scales about: a polytope's vertex mean, else 0."""
+    return shape.vertices.mean(axis=0) if shape.kind == 'polytope' else np.zeros(3)
+
+
+def scaled_shape(shape, factor, centre=None):
+    """
+    Return ``shape`` (a ConvexPolytope) scaled by ``factor``: MoveIt's ``link_scale``.
+
+    MoveIt scales a primitive about its origin and a mesh about the mean of its vertices
+    (geometric_shapes' ``scaleAndPadd``); a primitive here is centred on the piece origin and a
+    polytope is scaled about the mean of its hull vertices (``shape_centre``), or ``centre``.
+    A half-space has no size: it is returned as it is.
+    """
+    if factor == 1.0 or shape.kind == 'half_space':
+        return shape
+    # The constructor's arguments, as the shape pickles itself (a scaled copy keeps its graph).
+    rebuild, (vertices, offsets, indices, radius, kind, cylinder) = shape.__reduce__()
+    centre = shape_centre(shape) if centre is None else centre
+    return rebuild(centre + (vertices - centre) * factor, offsets, indices, radius * factor,
+                   kind, tuple(value * factor for value in cylinder))
+
+
+class SceneState:
+    """
+    The planning scene as MoveIt's ``PlanningScene`` keeps it.
+
+    World objects, attached objects, the allowed collision matrix, link padding and scale.
+
+    Every ``apply_*`` returns the problems it met as (name, reason): an operation on an
+    unknown id changes nothing and is reported, never guessed. A rejected object stays in the
+    scene with its ``error`` (its pairs are INVALID), so that a malformed object is never
+    mistaken for free space.
+    """
+
+    def __init__(self):
+        self.objects = {}
+        self.attached = {}
+        self.matrix = AllowedCollisions()
+        self.padding = {}
+        self.scale = {}
+        self.revision = 0
+
+    def apply_object(self, operation, found):
+        """Apply one world CollisionObject operation (MoveIt's semantics per operation)."""
+        self.revision += 1
+        name = found.id
+        if operation == REMOVE:
+            return self._remove_object(name)
+        if not name:
+            return [('<no id>', f'{OPERATION_NAMES.get(operation, operation)} of an object '
+                                'with an empty id')]
+        if found.error is not None or operation not in (ADD, APPEND, MOVE):
+            self.objects[name] = replace(found, pieces=(),
+                                         error=found.error or f'unknown operation {operation}')
+            return []
+        current = self.objects.get(name)
+        if operation == MOVE:
+            if current is None:
+                return [(name, 'MOVE of an unknown object (nothing changed)')]
+            self.objects[name] = replace(current, frame_id=found.frame_id, pose=found.pose,
+                                         resolve_into=None)
+            return [(name, 'MOVE ignores the shapes it carries')] if found.pieces else []
+        if operation == APPEND and current is not None and current.error is None:
+            found = replace(found, pieces=current.pieces + found.pieces)
+        if not found.pieces:
+            found = replace(found, error=f'{OPERATION_NAMES[operation]} of an object with no '
+                                         'shapes')
+        self.objects[name] = found
+        return []
+
+    def _remove_object(self, name):
+        if not name:
+            self.objects.clear()  # MoveIt: REMOVE with an empty id removes every world object
+        elif self.objects.pop(name, None) is None:
+            return [(name, 'REMOVE of an unknown object (nothing changed)')]
+        return []
+
+    def apply_attached(self, operation, held):
+        """Attach (ADD, APPEND) or detach (REMOVE) one AttachedCollisionObject."""
+        self.revision += 1
+        name = held.object.id
+        if operation == REMOVE:
+            return self._detach(name, held.link)
+        if operation not in (ADD, APPEND):
+            return [(name or '<no id>', f'{OPERATION_NAMES.get(operation, operation)} is not '
+                                        'an operation on attached objects (nothing changed)')]
+        if not name or not held.link:
+            return [(name or '<no id>', 'attaching needs an object id and a link_name')]
+        found = held.object
+        if found.error is None and not found.pieces:
+            found = self._existing(name, held.link)
+            if found is None:
+                return [(name, 'attach of an unknown object with no shapes (nothing changed)')]
+        else:
+            self.objects.pop(name, None)  # MoveIt replaces a world object of the same id
+            current = self.attached.get(name)
+            if operation == APPEND and current is not None and current.object.error is None \
+                    and found.error is None:
+                found = replace(found, pieces=current.object.pieces + found.pieces)
+        self.attached[name] = AttachedObject(held.link, held.touch_links, found)
+        return []
+
+    def _existing(self, name, link):
+        """Return the world or attached object of that id, to be held by ``link``, or None."""
+        found = self.objects.pop(name, None)
+        if found is None and name in self.attached:
+            found = self.attached[name].object
+        if found is None or found.frame_id == link:
+            return found
+        return replace(found, resolve_into=link)
+
+    def _detach(self, name, link):
+        """Detached objects go back to the world where they are now (MoveIt does so)."""
+        if name and name not in self.attached:
+            return [(name, 'detach of an object that is not attached (nothing changed)')]
+        names = [name] if name else [n for n, held in self.attached.items()
+                                     if not link or held.link == link]
+        for detached in names:
+            held = self.attached.pop(detached)
+            self.objects[detached] = replace(held.object, resolve_into='')
+        return []
+
+    def apply_scene(self, update):
+        """Apply a PlanningScene: a full scene replaces everything, a diff changes parts."""
+        self.revision += 1
+        problems = list(update.problems)
+        if not update.is_diff:
+            self.objects.clear()
+            self.padding.clear()
+            self.scale.clear()
+            self.matrix = AllowedCollisions()
+        # Operations apply as given, after the clearing (MoveIt's setPlanningSceneMsg and
+        # robotStateMsgToRobotState do the same; move_group's full scenes say ADD throughout).
+        for operation, found in update.objects:
+            problems += self.apply_object(operation, found)
+        if not update.is_diff or (update.attached and not update.attached_is_diff):
+            self.attached.clear()
+        for operation, held in update.attached:
+            problems += self.apply_attached(operation, held)
+        if update.matrix is not None:
+            self.matrix = update.matrix
+        self.padding.update(update.padding)
+        self.scale.update(update.scale)
+        return problems
+
+    def resolve(self, lookup, fixed_frame):
+        """
+        Express poses waiting for it in their target frame, with ``lookup(target, source)``.
+
+        ``lookup`` returns T(target <- source) now, or None (not yet: tried again next time).
+        Returns whether anything moved.
+        """
+        moved = False
+        for table, unwrap in ((self.objects, None), (self.attached, 'object')):
+            for name, entry in table.items():
+                found = entry if unwrap is None else entry.object
+                if found.resolve_into is None:
+                    continue
+                target = found.resolve_into or fixed_frame
+                transform = lookup(target, found.frame_id or fixed_frame)
+                if transform is None:
+                    continue
+                found = replace(found, frame_id=target, pose=transform @ found.pose,
+                                resolve_into=None)
+                table[name] = found if unwrap is None else replace(entry, object=found)
+                moved = True
+        if moved:
+            self.revision += 1
+        return moved
+
+    def touch_pairs(self):
+        """Pairs (attached object, link or body it may touch) that are never checked."""
+        return frozenset(frozenset((name, other)) for name, held in self.attached.items()
+                         for other in held.touch_links | {held.link} if other != name)
