@@ -224,7 +224,16 @@ class PlanningSceneSource(Source):
         return None
 
     def not_ready(self, now):
-        return ['planning scene messages being built'] if self._pending else []
+        """
+        Not ready while the first scene heard is being built; later ones are not waited for.
+
+        move_group publishes diffs on ``/monitored_planning_scene`` several times a second: a
+        minimum that went -inf for each would stop a robot for nothing. Until a newer message is
+        built, the scene before it is measured, as for a MarkerArray.
+        """
+        if self._pending and self._state is None:
+            return ['planning scene: the first message heard is being built']
+        return []
 
 
 def _entries(state, table):
