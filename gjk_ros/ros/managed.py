@@ -27,11 +27,12 @@ never read "clear" from a monitor that is not measuring (``Toggle``).
 """
 
 from rcl_interfaces.msg import SetParametersResult
+from gjk_ros.ros.speed_scaling import ScalingSettings
 from rclpy.lifecycle import TransitionCallbackReturn
 from std_srvs.srv import SetBool
 
-__all__ = ['OwnedEntities', 'PAUSED_REASON', 'read_only_at_run_time', 'run_transition',
-           'Toggle']
+__all__ = ['check_combination', 'OwnedEntities', 'PAUSED_REASON', 'run_transition',
+           'scaling_settings', 'Toggle']
 
 # The readiness reason while paused: ~/safety_detail names the service that paused it.
 PAUSED_REASON = 'paused by ~/toggle'
@@ -115,22 +116,43 @@ class Toggle:
         return response
 
 
-def read_only_at_run_time(current_config):
+def check_combination(current_config):
     """
-    Return an on-set-parameters callback refusing run-time changes of START_UP_ONLY.
+    Return an on-set-parameters callback for what one value alone cannot tell.
 
-    ``current_config()`` gives the node's ``Config``.
+    It refuses run-time changes of START_UP_ONLY and a speed-scaling combination that cannot
+    work (``ScalingSettings.problem``: stop_distance must stay below slowdown_distance), judged
+    on the current values with the requested ones applied. ``current_config()`` gives the
+    node's ``Config``.
     """
     def check(parameters):
         config = current_config()
-        for parameter in parameters:
-            if parameter.name in START_UP_ONLY and \
-                    parameter.value != getattr(config, parameter.name):
+        requested = {parameter.name: parameter.value for parameter in parameters}
+        for name in START_UP_ONLY:
+            if name in requested and requested[name] != getattr(config, name):
                 return SetParametersResult(
-                    successful=False, reason='%s: read at start-up: restart the node'
-                    % parameter.name)
+                    successful=False, reason='%s: read at start-up: restart the node' % name)
+        if requested.keys() & set(_SCALING_PARAMETERS):
+            problem = scaling_settings(config, requested).problem()
+            if problem is not None:
+                return SetParametersResult(successful=False, reason=problem)
         return SetParametersResult(successful=True)
     return check
+
+
+# ScalingSettings field <- parameter.
+_SCALING_PARAMETERS = {
+    'slowdown_distance': 'slowdown_distance', 'stop_distance': 'stop_distance',
+    'scaling_release_margin': 'release_margin', 'scaling_trigger_cycles': 'trigger_cycles',
+    'scaling_release_cycles': 'release_cycles'}
+
+
+def scaling_settings(config, overrides=None):
+    """Return the ``ScalingSettings`` of a ``Config``, with parameter values overriding it."""
+    overrides = overrides or {}
+    return ScalingSettings(**{
+        field: overrides.get(name, getattr(config, name))
+        for name, field in _SCALING_PARAMETERS.items()})
 
 
 def run_transition(logger, name, step):

@@ -36,7 +36,7 @@ from gjk_ros.ros.diagnostics import DiagnosticsReporter
 from gjk_ros.ros.frames import Frames
 from gjk_ros.ros.ingestion import Ingestor
 from gjk_ros.ros.layout import Layout
-from gjk_ros.ros.managed import (OwnedEntities, PAUSED_REASON, read_only_at_run_time,
+from gjk_ros.ros.managed import (check_combination, OwnedEntities, PAUSED_REASON,
                                  run_transition, Toggle)
 from gjk_ros.ros.markers import PieceView
 from gjk_ros.ros.node_parameters import NodeParameters
@@ -100,7 +100,7 @@ class DistanceNode(LifecycleNode):
         self.state = 'unconfigured'
         self.components = {}
         self.parameters = NodeParameters(self, self._reconfigure)
-        self.add_on_set_parameters_callback(read_only_at_run_time(lambda: self.config))
+        self.add_on_set_parameters_callback(check_combination(lambda: self.config))
         self.diagnostics = DiagnosticsReporter(self)
         self.toggle = Toggle(self)
         self._owned = OwnedEntities(self)

@@ -36,20 +36,27 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.markers import MarkerBuilder
+from gjk_ros.ros.managed import scaling_settings
+from gjk_ros.ros.markers import distance_colour, MarkerBuilder
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
 from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField, Range
 from std_msgs.msg import Float64, String
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['data_stamp', 'make_cloud', 'min_distance', 'Outputs', 'record_ages',
            'safety_cause', 'ScalingOutputs']
 
 # ~/markers is for eyes: at most this rate, whatever rate_hz is.
 MARKERS_PERIOD = 0.1
+# The speed-scaling label in ~/markers: its namespace, height above the closest link point
+# and text size (metres), and lifetime (seconds: it vanishes when cycles stop).
+SCALING_NAMESPACE = 'speed_scaling'
+SCALING_LABEL_LIFT = 0.15
+SCALING_LABEL_HEIGHT = 0.06
+SCALING_LABEL_LIFETIME = 0.5
 
 
 # Built once: 17 PointField constructions per cycle were a tenth of the node's Python time.
@@ -275,8 +282,33 @@ class Outputs:
                 not self.markers.get_subscription_count():
             return
         self._last_markers = monotonic
-        self.markers.publish(self._builder.build(records[~self_mask], header, views(),
-                                                 self._config.max_distance))
+        markers = self._builder.build(records[~self_mask], header, views(),
+                                      self._config.max_distance)
+        markers.markers.append(scaling_label(records, header, self.scaling.overall.factor))
+        self.markers.publish(markers)
+
+
+def scaling_label(records, header, factor):
+    """
+    The ``~/speed_scaling`` factor as a TEXT_VIEW_FACING marker, for RViz's MarkerArray display.
+
+    Above the link point of the closest measured pair (the origin of the header's frame when
+    none is measured), red at 0 through yellow to green at 1.
+    """
+    measured = records[numpy.isin(records['status'], (PairStatus.VALID, PairStatus.APPROXIMATE))]
+    position = numpy.zeros(3)
+    if len(measured):
+        closest = measured[int(numpy.argmin(measured['distance']))]
+        position = numpy.array([closest['link_x'], closest['link_y'], closest['link_z']])
+    label = Marker(header=header, ns=SCALING_NAMESPACE, id=0, type=Marker.TEXT_VIEW_FACING,
+                   action=Marker.ADD, text='speed scaling %.2f' % factor)
+    label.lifetime.sec, label.lifetime.nanosec = 0, int(SCALING_LABEL_LIFETIME * 1e9)
+    label.pose.position.x, label.pose.position.y, label.pose.position.z = (
+        float(value) for value in position + (0.0, 0.0, SCALING_LABEL_LIFT))
+    label.pose.orientation.w = 1.0
+    label.scale.z = SCALING_LABEL_HEIGHT
+    label.color = distance_colour(factor, 1.0)
+    return label
 
 
 class ScalingOutputs:
@@ -298,9 +330,7 @@ class ScalingOutputs:
 
     def configure(self, config):
         """Take the scaling parameters; make or drop the group publishers they name."""
-        settings = ScalingSettings(config.slowdown_distance, config.stop_distance,
-                                   config.scaling_release_margin, config.scaling_trigger_cycles,
-                                   config.scaling_release_cycles)
+        settings = scaling_settings(config)
         problem = settings.problem()
         if problem is not None:
             # The combination is refused at run time; from a parameter file it falls back.
