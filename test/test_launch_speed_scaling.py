@@ -152,7 +152,7 @@ class TestSpeedScaling(unittest.TestCase):
         self._replay(scene.history('detail'))
 
     def _replay(self, history):
-        """The node's factors are exactly SpeedScaler's over the published minima."""
+        """Check that the node's factors are exactly SpeedScaler's over the published minima."""
         values = [detail_values(message) for message in history]
         start = next(index for index, value in enumerate(values)
                      if float(value['min_distance']) == -math.inf)  # unknown resets the scaler

@@ -19,7 +19,8 @@ One node serves the module: ``arm`` (a 0.2 m cube at (0, 0, 0.5)) and ``hand`` (
 (0, 0.3, 0.5)) from ``link_geometry``, and the obstacle ``boxes/0`` (a 0.2 m cube at
 (0.5, 0, 0.5)): 0.3 m from ``arm``, sqrt(0.35^2 + 0.15^2) m from ``hand``. With the start
 ramp (stop 0.1 m, slowdown 0.5 m, margin 0.02 m) the factor rises from 0 to ramp(0.28) = 0.45
-(``REST``), and every check leaves it there. ``autostart`` is checked on a node of its own. ``MANAGED_EFFECTS`` joins test_node_settings' table, so no parameter escapes the
+(``REST``), and every check leaves it there. ``autostart`` is checked on a node of its own.
+``MANAGED_EFFECTS`` joins test_node_settings' table, so no parameter escapes the
 every-parameter check.
 """
 
@@ -81,9 +82,9 @@ def scene(node):
 
 
 def settings(**changes):
-    values = dict(slowdown_distance=START['slowdown_distance'],
-                  stop_distance=START['stop_distance'],
-                  release_margin=START['scaling_release_margin'])
+    values = {'slowdown_distance': START['slowdown_distance'],
+              'stop_distance': START['stop_distance'],
+              'release_margin': START['scaling_release_margin']}
     values.update(changes)
     return ScalingSettings(**values)
 
@@ -106,7 +107,7 @@ def wait_for_factor(scene, factor, timeout=TIMEOUT, key='speed_scaling'):
 
 
 def holds(scene, factor, cycles=20):
-    """The factor stays ``factor`` for ``cycles`` summaries (1 s at 20 Hz)."""
+    """Tell whether the factor stays ``factor`` for ``cycles`` summaries (1 s at 20 Hz)."""
     scene.start_history('detail')
     scene.wait_for_more('detail', cycles)
     values = [float({v.key: v.value for v in message.status[0].values}['speed_scaling'])
@@ -137,7 +138,7 @@ def setting(scene, **values):
 
 
 def check_ramp(scene, node, tmp_path):
-    """The ramp follows slowdown/stop; a combination with stop >= slowdown is refused."""
+    """Check that the ramp follows slowdown/stop and stop >= slowdown is refused."""
     with setting(scene, slowdown_distance=0.6, stop_distance=0.2):
         wait_for_factor(scene, ramp(ARM_TO_BOX, settings(slowdown_distance=0.6,
                                                          stop_distance=0.2)))
@@ -151,7 +152,7 @@ def check_ramp(scene, node, tmp_path):
 
 
 def check_debounce(scene, node, tmp_path):
-    """A long trigger debounce holds a lower factor back; a long release one a higher one."""
+    """Check that a long trigger debounce holds a lower factor back, and release a higher."""
     lower = settings(slowdown_distance=0.7)
     with setting(scene, scaling_trigger_cycles=1000):
         set_or_fail(scene, slowdown_distance=0.7)
@@ -204,7 +205,7 @@ def call(scene, service_type, name, request, namespace):
 
 
 def check_autostart(scene, node, tmp_path):
-    """autostart false: unconfigured and silent until configured and activated."""
+    """Check that without autostart the node is silent until configured and activated."""
     namespace = '/manual'
     with NodeProcess(os.environ, tmp_path / 'manual', dict(START, autostart=False),
                      namespace=namespace) as manual, \

@@ -26,8 +26,8 @@ does, except that a paused monitor keeps publishing and says it is paused: a con
 never read "clear" from a monitor that is not measuring (``Toggle``).
 """
 
-from rcl_interfaces.msg import SetParametersResult
 from gjk_ros.ros.speed_scaling import ScalingSettings
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import TransitionCallbackReturn
 from std_srvs.srv import SetBool
 

@@ -290,7 +290,7 @@ class Outputs:
 
 def scaling_label(records, header, factor):
     """
-    The ``~/speed_scaling`` factor as a TEXT_VIEW_FACING marker, for RViz's MarkerArray display.
+    Return the ``~/speed_scaling`` factor as a TEXT_VIEW_FACING marker, for RViz.
 
     Above the link point of the closest measured pair (the origin of the header's frame when
     none is measured), red at 0 through yellow to green at 1.
