@@ -22,6 +22,9 @@ be vouched for, and the **outputs** and **diagnostics** publish. Three paths nev
 other: TF (decoded raw into the node's buffer, may start a cycle), ingestion (the geometry
 worker process builds pieces from raw bytes) and compute (the cycle below, also started by a
 steady-clock watchdog when TF stops).
+
+It is a managed node (docs/managed_node.md): cycles run, and outputs are published, only while
+it is active; ``~/toggle`` pauses measuring while outputs keep coming and say so.
 """
 
 from dataclasses import replace
