@@ -122,6 +122,11 @@ class TestSpeedScaling(unittest.TestCase):
                    '~/speed_scaling %g' % factor)
         return factor
 
+    def labels(self):
+        markers = self.scene.message('markers')
+        return [] if markers is None else [item.text for item in markers.markers
+                                           if item.ns == 'speed_scaling']
+
     def test_scripted_approach(self):
         scene = self.scene
         scene.send_static_tf('world', 'arm')
@@ -132,6 +137,8 @@ class TestSpeedScaling(unittest.TestCase):
         scene.wait_for_subscribers('obstacles')
         self.place(1.0)
         self.assertEqual(self.settled(), 1.0)
+        wait_until(lambda: 'speed scaling 1.00' in self.labels(), TIMEOUT,
+                   'the speed-scaling label in ~/markers (RViz)')
         self.place(0.2)   # halfway down the ramp
         self.assertAlmostEqual(self.settled(), 0.5)
         self.assertEqual(scene.message('base_group').data, 1.0)  # base is 2.75 m away
