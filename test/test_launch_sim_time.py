@@ -17,7 +17,8 @@ launch_testing test: ``use_sim_time:=true`` on the launch line reaches the node.
 
 With nothing publishing ``/clock`` the node's ROS time is zero: it must say so in
 ``/diagnostics`` (naming ``/clock``) and keep ``~/min_distance`` at -inf and ``~/speed_scaling``
-at 0, through the steady-clock timers that run whatever ROS time does. Skipped where launch_testing is not installed.
+at 0, through the steady-clock timers that run whatever ROS time does. Skipped where
+launch_testing is not installed.
 """
 
 import math
