@@ -19,6 +19,7 @@ The installed launch file starts the node with ``autostart:=false``. The test ca
 lifecycle services (``~/get_state``, ``~/change_state``: what ``ros2 lifecycle set`` and
 nav2_lifecycle_manager call) and checks that outputs come only while the node is active:
 unconfigured and inactive it is silent but for ``/diagnostics``, which names the state;
+a consumer requesting the safety deadline is told when the node is deactivated;
 configure -> cleanup -> configure -> activate measures again. ``~/toggle`` then pauses it:
 outputs keep coming and read -inf, naming ``~/toggle``, with a speed scaling of 0.
 """
@@ -34,6 +35,7 @@ launch_testing = pytest.importorskip('launch_testing')
 from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from gjk_ros.ros import PairStatus  # noqa: E402
+from gjk_ros.ros.qos import safety_period  # noqa: E402
 import launch  # noqa: E402
 from launch.actions import IncludeLaunchDescription  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
@@ -45,9 +47,11 @@ from node_harness import (box_urdf, find_record, marker, Scene, STARTUP_TIMEOUT,
                           TIMEOUT, wait_until)
 from std_msgs.msg import Float64  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
+from test_node_safety_outputs import QosConsumer  # noqa: E402
 
 NAMESPACE = 'managed_test_%d' % os.getpid()
 PREFIX = '/%s/gjk_distance/' % NAMESPACE
+RATE_HZ = 30.0  # the installed parameter file's rate_hz
 
 
 @pytest.mark.launch_test
@@ -129,7 +133,16 @@ class TestManagedNode(unittest.TestCase):
             scene.send_markers([marker('managed', 0, xyz=(0.5, 0.0, 0.0))])
             scene.wait_for_records(measured, STARTUP_TIMEOUT, 'arm-managed/0 measured')
 
+            consumers = [QosConsumer(scene, PREFIX + name, Float64, safety_period(RATE_HZ))
+                         for name in ('min_distance', 'speed_scaling')]
+            wait_until(lambda: all(consumer.received >= 10 for consumer in consumers),
+                       TIMEOUT, 'messages on the deadline-requesting subscriptions')
             self.assertTrue(transition(scene, Transition.TRANSITION_DEACTIVATE))
+            # The middleware tells a consumer that asks for the offered deadline; the process
+            # is alive, so the liveliness lease does not lapse.
+            wait_until(lambda: all(consumer.deadline_missed >= 1 for consumer in consumers),
+                       TIMEOUT, 'a missed deadline on every consumer')
+            self.assertEqual([consumer.not_alive for consumer in consumers], [0, 0])
             self.assertTrue(silent_while(scene, 'inactive'))
             self.assertTrue(silent_while(scene, 'inactive', 'speed_scaling'))
 
