@@ -28,7 +28,15 @@ Launch arguments:
 - ``use_sim_time``: ``true`` runs the node (and RViz) on ``/clock``; without a ``/clock`` the
   node reads -inf and says so (docs/semantics.md, "Time");
 - ``log_level``: the node's logger level (``debug``, ``info``, ``warn``, ``error``, ``fatal``);
-- ``respawn``: ``true`` restarts the node ``respawn_delay`` seconds after it exits.
+- ``respawn``: ``true`` restarts the node ``respawn_delay`` seconds after it exits;
+- ``autostart``: ``true`` (default) makes the node configure and activate itself (its
+  ``autostart`` parameter); ``false`` leaves it unconfigured for a lifecycle manager or
+  ``change_state`` calls (docs/managed_node.md).
+
+The node is started with launch_ros's ``LifecycleNode`` action, so that other launch files can
+emit ``launch_ros.events.lifecycle.ChangeState`` at it and react to its ``StateTransition``
+events. Autostart is the node's own parameter rather than launch events: launch_ros 0.26
+(Jazzy) has no ``autostart`` on the action, and a parameter also serves ``ros2 run``.
 
 Example::
 
@@ -44,7 +52,7 @@ from gjk_ros.ros.rviz_config import fill_rviz_config, fixed_frame_of, node_topic
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+from launch_ros.actions import LifecycleNode, Node
 
 
 def _argument(context, name):
@@ -54,11 +62,12 @@ def _argument(context, name):
 def _node(context):
     """Build the node once the launch arguments are known."""
     parameters = [_argument(context, 'params_file'),
-                  {'use_sim_time': _argument(context, 'use_sim_time') == 'true'}]
+                  {'use_sim_time': _argument(context, 'use_sim_time') == 'true',
+                   'autostart': _argument(context, 'autostart') == 'true'}]
     fixed_frame = _argument(context, 'fixed_frame')
     if fixed_frame:
         parameters.append({'fixed_frame': fixed_frame})
-    return [Node(
+    return [LifecycleNode(
         package='gjk_ros',
         executable='gjk_distance_node',
         name='gjk_distance',
@@ -126,5 +135,8 @@ def generate_launch_description():
                               description='Restart the node when it exits.'),
         DeclareLaunchArgument('respawn_delay', default_value='1.0',
                               description='Seconds before a respawn.'),
+        DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
+                              description='Configure and activate the node at start-up; '
+                                          'false waits for a lifecycle manager.'),
         OpaqueFunction(function=_node),
     ])

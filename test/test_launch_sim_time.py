@@ -16,8 +16,9 @@
 launch_testing test: ``use_sim_time:=true`` on the launch line reaches the node.
 
 With nothing publishing ``/clock`` the node's ROS time is zero: it must say so in
-``/diagnostics`` (naming ``/clock``) and keep ``~/min_distance`` at -inf, through the steady-clock
-timers that run whatever ROS time does. Skipped where launch_testing is not installed.
+``/diagnostics`` (naming ``/clock``) and keep ``~/min_distance`` at -inf and ``~/speed_scaling``
+at 0, through the steady-clock timers that run whatever ROS time does. Skipped where
+launch_testing is not installed.
 """
 
 import math
@@ -34,6 +35,7 @@ from launch.actions import IncludeLaunchDescription  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 import launch_testing.actions  # noqa: E402
 from node_harness import box_urdf, Scene, STARTUP_TIMEOUT, wait_until  # noqa: E402
+from std_msgs.msg import Float64  # noqa: E402
 
 NAMESPACE = 'sim_time_test_%d' % os.getpid()
 
@@ -66,5 +68,10 @@ class TestSimTime(unittest.TestCase):
                 return any(name.endswith(': inputs') and "'/clock'" in status.message
                            for name, status in scene.diagnostic_statuses().items())
             wait_until(clock_reported, STARTUP_TIMEOUT, 'the missing /clock in /diagnostics')
+            scene.subscribe('speed_scaling', Float64,
+                            '/%s/gjk_distance/speed_scaling' % NAMESPACE)
             scene.wait_for_more('min_distance', 3)
             self.assertEqual(scene.message('min_distance').data, -math.inf)
+            # Autostart made it active (it publishes), and unknown time scales speed to 0.
+            scene.wait_for_more('speed_scaling', 3)
+            self.assertEqual(scene.message('speed_scaling').data, 0.0)

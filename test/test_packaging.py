@@ -132,7 +132,8 @@ MODULE_KEYS = {
     'numba': 'python3-numba', 'numpy': 'python3-numpy', 'rcl_interfaces': 'rcl_interfaces',
     'rclpy': 'rclpy', 'scipy': 'python3-scipy', 'sensor_msgs': 'sensor_msgs',
     'shape_msgs': 'shape_msgs',
-    'std_msgs': 'std_msgs', 'tf2_msgs': 'tf2_msgs', 'trimesh': 'python3-trimesh-pip',
+    'std_msgs': 'std_msgs', 'std_srvs': 'std_srvs', 'lifecycle_msgs': 'lifecycle_msgs',
+    'tf2_msgs': 'tf2_msgs', 'trimesh': 'python3-trimesh-pip',
     'visualization_msgs': 'visualization_msgs', 'yaml': 'python3-yaml',
 }
 

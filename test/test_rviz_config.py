@@ -49,6 +49,12 @@ def test_shipped_config_shows_the_robot_the_distances_and_the_markers():
         '/gjk_distance/markers'
 
 
+def test_shipped_config_shows_the_speed_scaling_label():
+    """The factor is a label in ~/markers (outputs.SCALING_NAMESPACE): RViz2 has no Float64."""
+    markers = displays(yaml.safe_load(TEMPLATE))['rviz_default_plugins/MarkerArray']
+    assert markers['Namespaces'] == {'speed_scaling': True}
+
+
 @pytest.mark.parametrize('namespace, prefix', [('', '/gjk_distance'),
                                                ('left', '/left/gjk_distance'),
                                                ('/robot/left/', '/robot/left/gjk_distance')])

@@ -20,6 +20,8 @@ node's fully qualified name without the leading '/' (diagnostic_updater uses the
 name; the namespace is kept so that several instances on one graph stay apart), and
 ``hardware_id`` is 'none', diagnostic_updater's convention for software with no device:
 
+- ``<node>: lifecycle``: the managed node's state and ``~/toggle`` (WARN unless active and
+  measuring: the outputs are silent, or say paused); the only entry while unconfigured;
 - ``<node>: compute``: compute time per cycle, pair counts, cache hit rate;
 - ``<node>: inputs``: readiness, input ages, stale sources and frames, pattern entries that
   match nothing, incompatible QoS on the marker topics, other nodes of the same name
@@ -42,7 +44,7 @@ from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 
 __all__ = ['CycleStats', 'compute_status', 'DiagnosticsReporter', 'error_status',
-           'inputs_status', 'link_statuses']
+           'inputs_status', 'lifecycle_status', 'link_statuses']
 
 # diagnostic_updater asks software nodes without a device to say 'none'.
 HARDWARE_ID = 'none'
@@ -253,6 +255,24 @@ def link_statuses(node_name, records, link_names, obstacle_names, tracked_links)
     return entries
 
 
+def lifecycle_status(node_name, state, enabled):
+    """
+    Build the lifecycle entry: the managed node's state and whether ``~/toggle`` paused it.
+
+    OK only when active and measuring; WARN otherwise, since then the safety outputs are
+    silent (not active) or read -inf (paused): deliberate, but a consumer must know.
+    """
+    if state != 'active':
+        message = '%s: no output until activated (lifecycle change_state)' % state
+    elif not enabled:
+        message = 'active, paused by ~/toggle: ~/min_distance reads -inf'
+    else:
+        message = 'active, measuring'
+    level = OK if state == 'active' and enabled else WARN
+    return _status(node_name, 'lifecycle', level, message,
+                   _values(state=state, enabled=str(enabled).lower()))
+
+
 def error_status(node_name, name, reason):
     """Build an ERROR entry for one rejected body or input."""
     return _status(node_name, name, ERROR, reason)
@@ -358,6 +378,16 @@ class DiagnosticsReporter:
         """Publish every entry and start new cycle statistics."""
         node = self._node
         name = node.get_fully_qualified_name().lstrip('/')
+        statuses = [lifecycle_status(name, node.state, node.toggle.enabled)]
+        if node.configured:
+            statuses += self._component_statuses(name)
+        message = DiagnosticArray(status=statuses)
+        message.header.stamp = node.get_clock().now().to_msg()
+        self._publisher.publish(message)
+        self.stats = CycleStats()
+
+    def _component_statuses(self, name):
+        node = self._node
         config, layout, records = node.config, node.layout, node.last_records
         statuses = [
             compute_status(name, self.stats, 0 if records is None else len(records),
@@ -376,7 +406,4 @@ class DiagnosticsReporter:
         if config.decompose_meshes:
             statuses.append(decomposition_status(name, node.decomposer.waiting(),
                                                  node.decomposer.failures()))
-        message = DiagnosticArray(status=statuses)
-        message.header.stamp = node.get_clock().now().to_msg()
-        self._publisher.publish(message)
-        self.stats = CycleStats()
+        return statuses

@@ -22,6 +22,9 @@ be vouched for, and the **outputs** and **diagnostics** publish. Three paths nev
 other: TF (decoded raw into the node's buffer, may start a cycle), ingestion (the geometry
 worker process builds pieces from raw bytes) and compute (the cycle below, also started by a
 steady-clock watchdog when TF stops).
+
+It is a managed node (docs/managed_node.md): cycles run, and outputs are published, only while
+it is active; ``~/toggle`` pauses measuring while outputs keep coming and say so.
 """
 
 from dataclasses import replace
@@ -36,6 +39,8 @@ from gjk_ros.ros.diagnostics import DiagnosticsReporter
 from gjk_ros.ros.frames import Frames
 from gjk_ros.ros.ingestion import Ingestor
 from gjk_ros.ros.layout import Layout
+from gjk_ros.ros.managed import (check_combination, OwnedEntities, PAUSED_REASON,
+                                 run_transition, Toggle)
 from gjk_ros.ros.markers import PieceView
 from gjk_ros.ros.node_parameters import NodeParameters
 from gjk_ros.ros.outputs import data_stamp, Outputs, record_ages
@@ -52,7 +57,7 @@ import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from std_msgs.msg import Header
 
 __all__ = ['DistanceNode', 'main']
@@ -71,14 +76,21 @@ _STATUS_OF_INPUT = {
 }
 
 
-class DistanceNode(Node):
+class DistanceNode(LifecycleNode):
     """
     Publish tracked link-obstacle distances; see the module docstring and docs/architecture.md.
+
+    A managed node (docs/managed_node.md): construction declares the parameters and makes
+    ``/diagnostics``, its timer and ``~/toggle``; *configure* makes everything else (the
+    components, the geometry workers, subscriptions, publishers and the watchdog), *activate*
+    lets cycles run and publish, *deactivate* stops them, *cleanup* and *shutdown* release what
+    configure made. With ``autostart`` (the default) the node configures and activates itself
+    at the end of construction.
 
     Parameters
     ----------
     **kwargs
-        Passed to ``rclpy.node.Node`` (e.g. ``parameter_overrides`` in tests).
+        Passed to ``rclpy.lifecycle.LifecycleNode`` (e.g. ``parameter_overrides`` in tests).
 
     """
 
@@ -87,27 +99,102 @@ class DistanceNode(Node):
         self.problems = ProblemLog(self.get_logger())
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self._watchdog = None
-        self.clocks = NodeClocks(self.get_clock(), self.get_logger())
+        self._warmed_up = False
+        self.state = 'unconfigured'
+        self.components = {}
         self.parameters = NodeParameters(self, self._reconfigure)
-        self._make_components()
-        self._reconfigure(self.config, set(self.components))
-        for source in self.sources.values():
-            source.subscribe(self)
-        self.frames.subscribe(self)
-        self._warm_up()
-        # Steady clock: these must run whatever ROS time does (timekeeping.py).
-        self._watchdog = self.create_timer(self.pacer.period, self._on_watchdog,
-                                           clock=self._steady_clock)
+        self.add_on_set_parameters_callback(check_combination(lambda: self.config))
+        self.diagnostics = DiagnosticsReporter(self)
+        self.toggle = Toggle(self)
+        self._owned = OwnedEntities(self)
+        # Steady clock: diagnostics must run whatever ROS time does (timekeeping.py), and in
+        # every lifecycle state, to say which one the node is in.
         self.create_timer(DIAGNOSTICS_PERIOD, self._on_diagnostics, clock=self._steady_clock)
-        self.get_logger().info("computing distances in '%s' at up to %g Hz"
-                               % (self.config.fixed_frame, self.config.rate_hz))
+        if self.config.autostart:
+            self._autostart()
 
     @property
     def config(self):
         """Return the current parameters (a ``Config``)."""
         return self.parameters.config
 
+    @property
+    def configured(self):
+        """Whether the components exist (inactive or active)."""
+        return self.state in ('inactive', 'active')
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def _autostart(self):
+        """Configure, then activate, as a lifecycle manager with autostart would."""
+        if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
+            self.trigger_activate()
+
+    def on_configure(self, state):
+        """Read the parameters, make the components, subscribe, start the watchdog."""
+        result = run_transition(self.get_logger(), 'configure',
+                                lambda: self._owned.record(self._configure))
+        if result != TransitionCallbackReturn.SUCCESS:
+            self._release()
+            return result
+        self.state = 'inactive'
+        self.get_logger().info("configured: computing distances in '%s' at up to %g Hz once "
+                               'active' % (self.config.fixed_frame, self.config.rate_hz))
+        return result
+
+    def _configure(self):
+        self._make_components()
+        self._reconfigure(self.config, set(self.components))
+        for source in self.sources.values():
+            source.subscribe(self)
+        self.frames.subscribe(self)
+        if not self._warmed_up:
+            self._warm_up()
+            self._warmed_up = True
+        # Steady clock: the watchdog must run whatever ROS time does (timekeeping.py).
+        self._watchdog = self.create_timer(self.pacer.period, self._on_watchdog,
+                                           clock=self._steady_clock)
+
+    def on_activate(self, state):
+        """Start cycles; the speed scaling starts at 0 (nothing measured yet)."""
+        self.outputs.scaling.reset()
+        self.state = 'active'
+        self.get_logger().info('active: publishing')
+        return super().on_activate(state)
+
+    def on_deactivate(self, state):
+        """Stop cycles: no output until activated again (the safety deadline shows it)."""
+        self.state = 'inactive'
+        self.get_logger().info('inactive: not publishing')
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state):
+        """Release what configure made."""
+        self._release()
+        self.get_logger().info('cleaned up: unconfigured')
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state):
+        """Release what configure made (from any primary state); the node is finalized."""
+        self._release()
+        self.state = 'finalized'
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_error(self, state):
+        """Release what configure made; the node goes back to unconfigured."""
+        self._release()
+        return TransitionCallbackReturn.SUCCESS
+
+    def _release(self):
+        """Stop the workers and destroy what configure made; safe in any state."""
+        self.state = 'unconfigured'
+        self.close()
+        self._owned.release()
+        self._watchdog = None
+        self.components = {}
+
     def _make_components(self):
+        self.clocks = NodeClocks(self.get_clock(), self.get_logger())
         self.pacer = CyclePacer(self.config.rate_hz)
         self.ingestor = Ingestor(self.config.ingest_limits(), start_worker=True)
         self.decomposer = MeshDecomposer(
@@ -123,11 +210,9 @@ class DistanceNode(Node):
         self.outputs = Outputs(self, self.config.rate_hz)
         self.layout = Layout(self.decomposer, self.outputs.publish_names)
         self.readiness = Readiness(self.problems)
-        self.diagnostics = DiagnosticsReporter(self)
         self.last_records = None
         self.components = {
-            'clock': lambda config: self.clocks.configure(
-                config.clock_timeout, self.get_parameter('use_sim_time').value),
+            'clock': self._configure_clock,
             'pacing': self._configure_pacing,
             'frames': self.frames.configure,
             'sources': lambda config: [source.configure(config)
@@ -136,19 +221,31 @@ class DistanceNode(Node):
             'decomposition': self._configure_decomposition,
             'layout': self.layout.configure,
             'outputs': self.outputs.configure,
+            'lifecycle': lambda config: None,  # autostart: read once, at construction
         }
 
     def _reconfigure(self, config, components):
-        """Hand a new config to the named components (``ParameterSpec.reconfigures``)."""
+        """
+        Hand a new config to the named components (``ParameterSpec.reconfigures``).
+
+        Unconfigured, no component exists: configure hands each one the config then.
+        """
+        if not self.components:
+            return
         for name in sorted(components):
             self.components[name](config)
+
+    def _configure_clock(self, config):
+        self.clocks.configure(config.clock_timeout, self.get_parameter('use_sim_time').value)
 
     def _configure_pacing(self, config):
         if config.rate_hz != self.pacer.rate_hz:
             self.pacer.set_rate(config.rate_hz)
+            self._owned.forget(self._watchdog)
             self.destroy_timer(self._watchdog)
             self._watchdog = self.create_timer(self.pacer.period, self._on_watchdog,
                                                clock=self._steady_clock)
+            self._owned.add('destroy_timer', self._watchdog)
 
     def _configure_ingestion(self, config):
         if config.ingest_limits() != self.ingestor.limits:
@@ -178,10 +275,11 @@ class DistanceNode(Node):
         threading.Thread(target=load, name='gjk_core_warm_up', daemon=True).start()
 
     def close(self):
-        """Stop the ingestion workers (the node is being destroyed)."""
-        self.ingestor.close()
-        self.decomposer.close()
-        for source in self.sources.values():
+        """Stop the ingestion workers (cleanup, shutdown, or the node is being destroyed)."""
+        for component in ('ingestor', 'decomposer'):
+            if hasattr(self, component):
+                getattr(self, component).close()
+        for source in getattr(self, 'sources', {}).values():
             source.close()
 
     # -- when a cycle runs ---------------------------------------------------------------------
@@ -196,6 +294,8 @@ class DistanceNode(Node):
             self._run_cycle()
 
     def _run_cycle(self):
+        if self.state != 'active':
+            return  # inactive: nothing is published (docs/managed_node.md)
         started = time.perf_counter()
         try:
             self._cycle()
@@ -239,7 +339,8 @@ class DistanceNode(Node):
         self.readiness.check(
             self.clocks.problem(),
             [reason for source in self.sources.values() for reason in source.not_ready(now)],
-            layout.link_ids, self.frames.without_transform(layout.link_frames()))
+            layout.link_ids, self.frames.without_transform(layout.link_frames()),
+            None if self.toggle.enabled else PAUSED_REASON)
         # 8. Publish, every output with one header stamped with the oldest datum used.
         now_ns = int(now * 1e9)
         times = tracker.record_times(piece_times)
@@ -286,8 +387,9 @@ class DistanceNode(Node):
             inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE
             piece_times[indices] = numpy.minimum(piece_times[indices],
                                                  source.data_times(pieces))
-        if self.clocks.problem() is not None:
-            inputs[inputs == InputState.OK] = InputState.STALE  # no age can be judged
+        if self.clocks.problem() is not None or not self.toggle.enabled:
+            # No age can be judged, or paused by ~/toggle: nothing is measured.
+            inputs[inputs == InputState.OK] = InputState.STALE
 
     def _describe_piece(self, index):
         location = self.layout.locations[index]

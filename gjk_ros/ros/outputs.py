@@ -16,7 +16,8 @@
 The node's outputs, except ``/diagnostics`` (``diagnostics.py``).
 
 ``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/safety`` with
-``~/safety_detail``, ``~/names`` and ``~/markers``.
+``~/safety_detail``, ``~/speed_scaling`` (and ``~/speed_scaling/<group>``), ``~/names`` and
+``~/markers``.
 
 Time: every output of a cycle carries one header whose stamp is the oldest datum the cycle's
 records rest on (``data_stamp``): a transform's latest common time, an obstacle source's last
@@ -27,6 +28,7 @@ per pair, and its ``ready`` flag lets a consumer rebuild the fail-safe minimum f
 publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
 """
 
+import fnmatch
 import json
 import math
 import sys
@@ -34,19 +36,27 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.markers import MarkerBuilder
+from gjk_ros.ros.managed import scaling_settings
+from gjk_ros.ros.markers import distance_colour, MarkerBuilder
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
+from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField, Range
 from std_msgs.msg import Float64, String
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['data_stamp', 'make_cloud', 'min_distance', 'Outputs', 'record_ages',
-           'safety_cause']
+           'safety_cause', 'ScalingOutputs']
 
 # ~/markers is for eyes: at most this rate, whatever rate_hz is.
 MARKERS_PERIOD = 0.1
+# The speed-scaling label in ~/markers: its namespace, height above the closest link point
+# and text size (metres), and lifetime (seconds: it vanishes when cycles stop).
+SCALING_NAMESPACE = 'speed_scaling'
+SCALING_LABEL_LIFT = 0.15
+SCALING_LABEL_HEIGHT = 0.06
+SCALING_LABEL_LIFETIME = 0.5
 
 
 # Built once: 17 PointField constructions per cycle were a tenth of the node's Python time.
@@ -212,6 +222,7 @@ class Outputs:
         self.safety = node.create_publisher(Range, '~/safety', safety)
         self.safety_detail = node.create_publisher(DiagnosticArray, '~/safety_detail', safety)
         self.markers = node.create_publisher(MarkerArray, '~/markers', OUTPUT_QOS)
+        self.scaling = ScalingOutputs(node, safety)
         self._status_name = '%s: safety' % node.get_fully_qualified_name().lstrip('/')
         self._builder = MarkerBuilder()
         self._last_markers = -math.inf
@@ -219,6 +230,7 @@ class Outputs:
 
     def configure(self, config):
         self._config = config
+        self.scaling.configure(config)
 
     def publish_names(self, names):
         """``~/names``: the id -> name tables (latched)."""
@@ -249,6 +261,10 @@ class Outputs:
             DiagnosticStatus.WARN if math.isfinite(minimum) else DiagnosticStatus.ERROR
         values = {'min_distance': repr(minimum), 'link': link, 'obstacle': obstacle,
                   'ready': str(not reasons).lower(), 'frame_id': header.frame_id}
+        values.update(self.scaling.publish(
+            minimum, records[counted], lambda subset: min_distance(
+                subset, not reasons, config.max_distance, config.allow_no_obstacles),
+            names.names_by_id(LINK)))
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
@@ -266,5 +282,98 @@ class Outputs:
                 not self.markers.get_subscription_count():
             return
         self._last_markers = monotonic
-        self.markers.publish(self._builder.build(records[~self_mask], header, views(),
-                                                 self._config.max_distance))
+        markers = self._builder.build(records[~self_mask], header, views(),
+                                      self._config.max_distance)
+        markers.markers.append(scaling_label(records, header, self.scaling.overall.factor))
+        self.markers.publish(markers)
+
+
+def scaling_label(records, header, factor):
+    """
+    Return the ``~/speed_scaling`` factor as a TEXT_VIEW_FACING marker, for RViz.
+
+    Above the link point of the closest measured pair (the origin of the header's frame when
+    none is measured), red at 0 through yellow to green at 1.
+    """
+    measured = records[numpy.isin(records['status'], (PairStatus.VALID, PairStatus.APPROXIMATE))]
+    position = numpy.zeros(3)
+    if len(measured):
+        closest = measured[int(numpy.argmin(measured['distance']))]
+        position = numpy.array([closest['link_x'], closest['link_y'], closest['link_z']])
+    label = Marker(header=header, ns=SCALING_NAMESPACE, id=0, type=Marker.TEXT_VIEW_FACING,
+                   action=Marker.ADD, text='speed scaling %.2f' % factor)
+    label.lifetime.sec, label.lifetime.nanosec = 0, int(SCALING_LABEL_LIFETIME * 1e9)
+    label.pose.position.x, label.pose.position.y, label.pose.position.z = (
+        float(value) for value in position + (0.0, 0.0, SCALING_LABEL_LIFT))
+    label.pose.orientation.w = 1.0
+    label.scale.z = SCALING_LABEL_HEIGHT
+    label.color = distance_colour(factor, 1.0)
+    return label
+
+
+class ScalingOutputs:
+    """
+    ``~/speed_scaling`` and ``~/speed_scaling/<group>``: std_msgs/Float64 in [0, 1].
+
+    One ``SpeedScaler`` (speed_scaling.py) for the whole minimum and one per group of
+    ``scaling_groups``; each group's minimum is the fail-safe minimum over the records of its
+    links. Published with the safety QoS every cycle, and the same values go into
+    ``~/safety_detail`` (``speed_scaling``, ``speed_scaling <group>``) under the cycle's header.
+    """
+
+    def __init__(self, node, qos):
+        self._node, self._qos = node, qos
+        self.overall = SpeedScaler()
+        self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
+        self.groups = {}  # name -> (patterns, SpeedScaler, publisher)
+        self.settings = ScalingSettings()
+
+    def configure(self, config):
+        """Take the scaling parameters; make or drop the group publishers they name."""
+        settings = scaling_settings(config)
+        problem = settings.problem()
+        if problem is not None:
+            # The combination is refused at run time; from a parameter file it falls back.
+            self._node.get_logger().error('speed scaling: %s; using the defaults %s'
+                                          % (problem, ScalingSettings()))
+            settings = ScalingSettings()
+        self.settings = settings
+        self.overall.configure(settings)
+        patterns = {}
+        for entry in config.scaling_groups:
+            name, _, pattern = entry.partition(':')
+            patterns.setdefault(name, []).append(pattern)
+        for name in set(self.groups) - set(patterns):
+            self._node.destroy_publisher(self.groups.pop(name)[2])
+        for name, group_patterns in patterns.items():
+            _, scaler, publisher = self.groups.get(name, (None, SpeedScaler(settings), None))
+            if publisher is None:
+                publisher = self._node.create_publisher(Float64, '~/speed_scaling/' + name,
+                                                        self._qos)
+            scaler.configure(settings)
+            self.groups[name] = (tuple(group_patterns), scaler, publisher)
+
+    def reset(self):
+        """Every factor back to 0 (activation: nothing measured yet)."""
+        self.overall.reset()
+        for _, scaler, _ in self.groups.values():
+            scaler.reset()
+
+    def publish(self, minimum, records, minimum_of, link_names):
+        """
+        Step every scaler with this cycle's minima and publish; return the detail values.
+
+        ``minimum_of(records)`` is the fail-safe minimum of a subset; ``link_names`` maps
+        link ids to names.
+        """
+        factor = self.overall.step(minimum)
+        self.publisher.publish(Float64(data=factor))
+        values = {'speed_scaling': repr(factor)}
+        for name, (patterns, scaler, publisher) in sorted(self.groups.items()):
+            ids = [link_id for link_id, link in link_names.items()
+                   if any(fnmatch.fnmatchcase(link, pattern) for pattern in patterns)]
+            subset = records[numpy.isin(records['link_id'], ids)]
+            group_factor = scaler.step(minimum_of(subset))
+            publisher.publish(Float64(data=group_factor))
+            values['speed_scaling ' + name] = repr(group_factor)
+        return values

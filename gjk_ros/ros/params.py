@@ -329,11 +329,49 @@ PARAMETERS = (
                   "moveit_msgs/PlanningScene topic of move_group's scene monitor (full scenes "
                   'and diffs); empty: none.',
                   reconfigures=('sources',)),
+    # Managed node and speed scaling (gjk_ros/ros/managed.py, speed_scaling.py;
+    # docs/managed_node.md).
+    ParameterSpec('autostart', 'bool', True,
+                  'Configure and activate at start-up; false waits for a lifecycle manager or '
+                  '~/change_state calls (unconfigured: no output but /diagnostics). Read at '
+                  'start-up.',
+                  reconfigures=('lifecycle',)),
+    ParameterSpec('slowdown_distance', 'double', 0.3,
+                  'Metres: ~/speed_scaling is 1 at or beyond this minimum distance and falls '
+                  'linearly to 0 at stop_distance (a convenience for arm drivers, not a rated '
+                  'safety function). Must exceed stop_distance; keep it within max_distance.',
+                  low=0.0, high=1000.0, positive=True, reconfigures=('outputs',)),
+    ParameterSpec('stop_distance', 'double', 0.05,
+                  'Metres: ~/speed_scaling is 0 at or below this minimum distance, and whenever '
+                  'the minimum is unknown (-inf).',
+                  low=0.0, high=1000.0, reconfigures=('outputs',)),
+    ParameterSpec('scaling_release_margin', 'double', 0.02,
+                  'Hysteresis, metres: the scaling falls along the ramp and rises along the '
+                  'ramp shifted out by this much, so a distance hovering at one point cannot '
+                  'make it chatter.',
+                  low=0.0, high=1000.0, reconfigures=('outputs',)),
+    ParameterSpec('scaling_trigger_cycles', 'integer', 1,
+                  'Consecutive cycles that must ask for a lower scaling before it is lowered '
+                  "(Nav2's trigger debounce; 1: at once). Unknown is 0 at once regardless.",
+                  low=1, high=1000, reconfigures=('outputs',)),
+    ParameterSpec('scaling_release_cycles', 'integer', 3,
+                  'Consecutive cycles that must allow a higher scaling before it is raised '
+                  "(Nav2's release debounce).",
+                  low=1, high=1000, reconfigures=('outputs',)),
+    ParameterSpec('scaling_groups', 'string_array', [],
+                  "Link groups with their own scaling, as 'name:link_pattern' entries (fnmatch; "
+                  "an SRDF group's links, e.g. ['left_arm:left_*', 'right_arm:right_*']): each "
+                  'name gets ~/speed_scaling/<name> from the minimum over its links (several '
+                  'entries with one name join their patterns).',
+                  reconfigures=('outputs',)),
 )
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 # A ROS 2 topic name (absolute, relative or private) without substitutions.
 _TOPIC_NAME = re.compile(r'(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*')
+
+# A scaling_groups entry: the name becomes a topic name token (~/speed_scaling/<name>).
+SCALING_GROUP_ENTRY = re.compile(r'([A-Za-z][A-Za-z0-9_]*):(.+)')
 
 PAIR_PARAMETERS = ('allowed_pairs', 'excluded_pairs')
 """The parameters of 'link_pattern:obstacle_pattern' entries."""
@@ -403,6 +441,9 @@ def _validate_patterns(spec, value):
                 parse_padding_entry(pattern)
             except ValueError as error:
                 return str(error)
+        if spec.name == 'scaling_groups' and not SCALING_GROUP_ENTRY.fullmatch(pattern):
+            return "entries must look like 'name:link_pattern' with a name of letters, " \
+                "digits and '_' (a topic name token), got %r" % pattern
         if spec.name in PAIR_PARAMETERS:
             link_pattern, colon, obstacle_pattern = pattern.partition(':')
             if not colon or not link_pattern or not obstacle_pattern:
@@ -679,6 +720,14 @@ class Config:
     attached_collision_object_topic: str = '/attached_collision_object'
     planning_scene_topic: str = '/planning_scene'
     monitored_planning_scene_topic: str = '/monitored_planning_scene'
+    # Managed node and speed scaling.
+    autostart: bool = True
+    slowdown_distance: float = 0.3
+    stop_distance: float = 0.05
+    scaling_release_margin: float = 0.02
+    scaling_trigger_cycles: int = 1
+    scaling_release_cycles: int = 3
+    scaling_groups: tuple = ()
 
     @classmethod
     def from_values(cls, values):

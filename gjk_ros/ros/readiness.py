@@ -47,7 +47,8 @@ class Readiness:
         """Whether the last check found nothing missing."""
         return not self.reasons
 
-    def check(self, clock_problem, source_reasons, link_ids, frames_without_transform):
+    def check(self, clock_problem, source_reasons, link_ids, frames_without_transform,
+              paused=None):
         """
         Collect and report why the node cannot vouch for its scope (empty when ready).
 
@@ -61,9 +62,12 @@ class Readiness:
             The links in scope.
         frames_without_transform : list of str
             Link frames without a usable transform.
+        paused : str or None
+            Why nothing is measured (``managed.PAUSED_REASON``), or None when measuring.
 
         """
-        reasons = [clock_problem] if clock_problem is not None else []
+        reasons = [paused] if paused is not None else []
+        reasons += [clock_problem] if clock_problem is not None else []
         reasons += source_reasons
         if not link_ids:
             reasons.append('no link in scope')
