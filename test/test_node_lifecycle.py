@@ -93,6 +93,17 @@ def test_a_rate_change_replaces_the_watchdog_and_cleanup_still_releases_it(node)
     assert entities(node) == constructed
 
 
+def test_a_source_subscribing_at_run_time_is_released_by_cleanup(node):
+    constructed = entities(node)
+    assert node.trigger_configure() == SUCCESS
+    assert node.set_parameters([Parameter('planning_scene', value=True),
+                                Parameter('collision_object_topic', value='/scene_objects')]
+                               )[0].successful
+    assert '/scene_objects' in entities(node)[0]
+    assert node.trigger_cleanup() == SUCCESS
+    assert entities(node) == constructed
+
+
 def test_inactive_node_runs_no_cycle(node):
     assert node.trigger_configure() == SUCCESS
     node._run_cycle()

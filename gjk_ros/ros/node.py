@@ -215,8 +215,7 @@ class DistanceNode(LifecycleNode):
             'clock': self._configure_clock,
             'pacing': self._configure_pacing,
             'frames': self.frames.configure,
-            'sources': lambda config: [source.configure(config)
-                                       for source in self.sources.values()],
+            'sources': self._configure_sources,
             'ingestion': self._configure_ingestion,
             'decomposition': self._configure_decomposition,
             'layout': self.layout.configure,
@@ -234,6 +233,12 @@ class DistanceNode(LifecycleNode):
             return
         for name in sorted(components):
             self.components[name](config)
+
+    def _configure_sources(self, config):
+        # A source may subscribe again when its topic changes at run time: what it makes is
+        # owned like what configure made, so that cleanup releases it too.
+        self._owned.record(lambda: [source.configure(config)
+                                    for source in self.sources.values()])
 
     def _configure_clock(self, config):
         self.clocks.configure(config.clock_timeout, self.get_parameter('use_sim_time').value)
