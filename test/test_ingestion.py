@@ -113,8 +113,8 @@ def test_urdf_and_parameters_latest_wins(ingestor):
     found = results(ingestor, 2)
     urdf = [result for result in found if result.key == ('urdf',)]
     assert [result.token for result in urdf] == [token]  # the older one never ran
-    model, adjacent = urdf[0].value
-    assert list(model.pieces) == ['arm'] and adjacent == set()
+    model, adjacent, joints = urdf[0].value
+    assert list(model.pieces) == ['arm'] and adjacent == set() and joints == ()
     (param,) = [result for result in found if result.key == ('param', 'obstacle')]
     assert [(name, index) for name, index, _ in param.value] == [('t', 0)]
 

@@ -64,3 +64,29 @@ def test_reads_groups_and_padding_and_reports_bad_elements():
 def test_rejects_bad_documents(text, message):
     with pytest.raises(ModelError, match=message):
         parse_srdf(text)
+
+
+# base -j1-> upper -j2-> tool -j3-> finger, and base -j4-> camera.
+JOINTS = [('j1', 'base', 'upper'), ('j2', 'upper', 'tool'), ('j3', 'tool', 'finger'),
+          ('j4', 'base', 'camera')]
+GROUPS_SRDF = """<robot name="arm">
+  <group name="arm"><chain base_link="base" tip_link="tool"/></group>
+  <group name="hand"><link name="finger"/><joint name="j4"/></group>
+  <group name="arm_hand"><group name="arm"/><group name="hand"/></group>
+  <group name="loop"><group name="loop"/><link name="base"/></group>
+</robot>
+"""
+
+
+def test_group_links_and_joints_as_moveit_reads_a_group():
+    """Chains from tip to base, links' parent joints, joints' child links, subgroups once."""
+    from gjk_ros.models.srdf import group_joints, group_links
+    groups = parse_srdf(GROUPS_SRDF).groups
+    assert group_joints(groups, JOINTS, 'arm') == ['j2', 'j1']
+    assert group_links(groups, JOINTS, 'arm') == {'upper', 'tool'}  # the base does not move
+    assert sorted(group_joints(groups, JOINTS, 'hand')) == ['j3', 'j4']
+    assert group_links(groups, JOINTS, 'hand') == {'finger', 'camera'}
+    assert group_links(groups, JOINTS, 'arm_hand') == {'upper', 'tool', 'finger', 'camera'}
+    assert group_links(groups, JOINTS, 'loop') == {'base'}  # a listed root link counts
+    with pytest.raises(KeyError):
+        group_links(groups, JOINTS, 'legs')

@@ -190,7 +190,7 @@ def check_groups(scene, node, tmp_path):
     scene.wait_for_more('detail', 3)
     assert detail(scene, 'speed_scaling hand_group') is None
     answers = scene.set_node_parameters([parameter('scaling_groups', ['no name'])])
-    assert not answers[0].successful and 'name:link_pattern' in answers[0].reason
+    assert not answers[0].successful and 'SRDF group' in answers[0].reason
 
 
 def call(scene, service_type, name, request, namespace):
@@ -238,3 +238,47 @@ MANAGED_EFFECTS = [
                          ids=['+'.join(names) for names, _ in MANAGED_EFFECTS])
 def test_setting_at_run_time_takes_effect(scene, node, tmp_path, names, check):
     check(scene, node, tmp_path)
+
+
+# A chain base -> upper -> hand for the SRDF groups: 'arm' is the chain base..upper (its moving
+# link: upper), 'gripper' the link hand. Each link a 0.2 m cube placed by TF; the obstacle a
+# 0.2 m cube at (0.6, 0, 0.5): 0.2 m from hand, exactly 0.5 m from upper (0.4 by 0.3).
+CHAIN_JOINT = ('<joint name="{0}" type="revolute"><parent link="{1}"/><child link="{2}"/>'
+               '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+               '</joint>')
+CHAIN_URDF = ''.join(
+    ['<robot name="chain">'] +
+    ['<link name="%s"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>'
+     '</link>' % name for name in ('base', 'upper', 'hand')] +
+    [CHAIN_JOINT.format('j1', 'base', 'upper'), CHAIN_JOINT.format('j2', 'upper', 'hand'),
+     '</robot>'])
+CHAIN_SRDF = ('<robot name="chain"><group name="arm"><chain base_link="base" tip_link="upper"/>'
+              '</group><group name="gripper"><link name="hand"/></group></robot>')
+
+
+def test_srdf_groups_scale_from_the_links_moveit_gives_them(ros_env, tmp_path):
+    from node_harness import LATCHED_QOS
+    from std_msgs.msg import String
+    parameters = dict(START, link_geometry='[]',
+                      scaling_groups=['arm', 'gripper', 'legs', 'hands:hand'])
+    with NodeProcess(ros_env, tmp_path, parameters) as node, \
+            Scene(int(ros_env['ROS_DOMAIN_ID'])) as scene:
+        watch_scaling(scene)
+        scene.send_tf('world', 'base', (0.0, -0.5, 0.5))
+        scene.send_tf('world', 'upper', (0.0, 0.5, 0.5))
+        scene.send_tf('world', 'hand', (0.2, 0.0, 0.5))
+        scene.send_urdf(CHAIN_URDF)
+        scene.wait_for_subscribers('obstacles', node_process=node)
+        scene.send_markers([marker('boxes', 0, xyz=(0.6, 0.0, 0.5), scale=(0.2, 0.2, 0.2))])
+        hand = ramp(0.2 - START['scaling_release_margin'], settings())
+        wait_for_factor(scene, hand, STARTUP_TIMEOUT)
+        wait_for_factor(scene, hand, key='speed_scaling hands')
+        # Before the SRDF arrives its groups are unknown: 0.
+        assert detail(scene, 'speed_scaling arm') == 0.0
+        semantic = scene.node.create_publisher(String, '/robot_description_semantic',
+                                               LATCHED_QOS)
+        semantic.publish(String(data=CHAIN_SRDF))
+        wait_for_factor(scene, hand, key='speed_scaling gripper')
+        wait_for_factor(scene, ramp(0.5 - START['scaling_release_margin'], settings()),
+                        key='speed_scaling arm')
+        assert detail(scene, 'speed_scaling legs') == 0.0  # not in the SRDF: unknown

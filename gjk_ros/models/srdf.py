@@ -80,6 +80,66 @@ class SrdfModel:
         return frozenset((link1, link2)) in self.disabled_collisions
 
 
+def group_joints(groups, joints, name):
+    """
+    Return the joints of SRDF group ``name`` as MoveIt reads a group.
+
+    Its ``<joint>`` elements; the joint above each ``<link>``; every joint from each chain's
+    tip up to its base; and, recursively, its subgroups' joints (a group met twice counts once).
+
+    Parameters
+    ----------
+    groups : dict of str to Group
+        ``SrdfModel.groups``.
+    joints : iterable of (name, parent link, child link)
+        The robot's joints (the URDF's kinematic tree).
+    name : str
+        The group.
+
+    Raises
+    ------
+    KeyError
+        When there is no group ``name``.
+
+    """
+    by_child = {child: (joint, parent) for joint, parent, child in joints}
+    found, seen, waiting = [], set(), [name]
+    while waiting:
+        group_name = waiting.pop(0)
+        if group_name in seen:
+            continue
+        seen.add(group_name)
+        group = groups[group_name]
+        found += list(group.joints)
+        found += [by_child[link][0] for link in group.links if link in by_child]
+        for base, tip in group.chains:
+            link = tip
+            while link != base and link in by_child:
+                joint, link = by_child[link]
+                found.append(joint)
+        waiting += list(group.subgroups)
+    return found
+
+
+def group_links(groups, joints, name):
+    """
+    Return the links of SRDF group ``name`` as MoveIt reads a group (a frozenset).
+
+    The child link of each of its joints (``group_joints``) and its ``<link>`` elements, of
+    the group and of its subgroups. Arguments and errors as ``group_joints``.
+    """
+    child_of = {joint: child for joint, _, child in joints}
+    links = {child_of[joint] for joint in group_joints(groups, joints, name) if joint in child_of}
+    seen, waiting = set(), [name]
+    while waiting:
+        group_name = waiting.pop(0)
+        if group_name not in seen:
+            seen.add(group_name)
+            links.update(groups[group_name].links)
+            waiting += list(groups[group_name].subgroups)
+    return frozenset(links)
+
+
 def parse_srdf(srdf_xml: str) -> SrdfModel:
     """
     Read disabled collisions, groups and link padding from an SRDF document.

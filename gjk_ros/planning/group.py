@@ -33,6 +33,7 @@ closest features are not unique (parallel faces) this is one of the one-sided de
 import math
 
 from gjk_ros.core.collision import configurations_hit, segment_hit
+from gjk_ros.models.srdf import group_joints
 from gjk_ros.planning.results import EdgeCheck
 import numpy as np
 
@@ -45,7 +46,8 @@ def group_variables(robot, joints) -> np.ndarray:
     if isinstance(joints, str):
         if robot.srdf is None or joints not in robot.srdf.groups:
             raise KeyError(f'no SRDF group {joints!r}')
-        joints = _srdf_joints(robot, joints, set())
+        joints = group_joints(robot.srdf.groups, [(joint.name, joint.parent, joint.child)
+                                                  for joint in kinematics.joints], joints)
     names = set(joints)
     chosen = []
     for index, variable in enumerate(kinematics.variable_names):
@@ -56,25 +58,6 @@ def group_variables(robot, joints) -> np.ndarray:
     if unknown:
         raise KeyError(f'unknown joints {unknown[:5]}')
     return np.array(chosen, np.int64)
-
-
-def _srdf_joints(robot, name, seen):
-    """Joints of an SRDF group as MoveIt reads it: joints, chains, links' parents, subgroups."""
-    if name in seen:
-        return []
-    seen.add(name)
-    group, kinematics = robot.srdf.groups[name], robot.kinematics
-    joints = list(group.joints)
-    by_child = {joint.child: joint.name for joint in kinematics.joints}
-    joints += [by_child[link] for link in group.links if link in by_child]
-    for base, tip in group.chains:
-        link = tip
-        while link != base and link in by_child:
-            joints.append(by_child[link])
-            link = kinematics.parent(link)
-    for subgroup in group.subgroups:
-        joints += _srdf_joints(robot, subgroup, seen)
-    return joints
 
 
 class PlanningGroup:

@@ -127,19 +127,22 @@ class _WorkerState:
         text = self._text('robot_description', data)
         model = parse_urdf_collisions(text, resolver=self.resolver)
         try:
-            adjacent = parse_kinematics(text).adjacent_pairs()
+            kinematics = parse_kinematics(text)
         except ValueError:
-            adjacent = set()  # not a kinematic tree: no pair is excluded as adjacent
-        return model, adjacent
+            # Not a kinematic tree: no pair is excluded as adjacent, no SRDF group resolves.
+            return model, set(), ()
+        joints = tuple((joint.name, joint.parent, joint.child) for joint in kinematics.joints)
+        return model, kinematics.adjacent_pairs(), joints
 
     def srdf(self, data):
         from gjk_ros.models.srdf import parse_srdf
         text = self._text('robot_description_semantic', data)
         try:
-            return set(parse_srdf(text).disabled_collisions)
+            srdf = parse_srdf(text)
         except ValueError as error:
             from gjk_ros.models import ModelError
             raise ModelError('robot_description_semantic', str(error)[:200]) from None
+        return set(srdf.disabled_collisions), srdf.groups
 
     def _text(self, body, data):
         from gjk_ros.models import ModelError

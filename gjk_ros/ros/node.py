@@ -354,7 +354,7 @@ class DistanceNode(LifecycleNode):
         self.last_records = records
         header = Header(frame_id=config.fixed_frame, stamp=_time_msg(data_stamp(times, now_ns)))
         self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
-                             self.world.names)
+                             self.world.names, self.world.link_groups)
         self.outputs.publish_markers(records, layout.self_mask, header,
                                      lambda: self._piece_views(poses, inputs))
 

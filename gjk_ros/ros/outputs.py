@@ -236,12 +236,12 @@ class Outputs:
         """``~/names``: the id -> name tables (latched)."""
         self.names.publish(String(data=json.dumps(names)))
 
-    def publish(self, records, self_mask, reasons, header, names):
+    def publish(self, records, self_mask, reasons, header, names, link_groups):
         """
         Publish one cycle's clouds, fail-safe minimum and safety summary with one header.
 
         ``reasons`` are why the node is not ready (empty when ready); ``names`` is the
-        world's NameRegistry.
+        world's NameRegistry and ``link_groups`` its SRDF groups (the scaling groups).
         """
         config = self._config
         self.distances.publish(make_cloud(records[~self_mask], header))
@@ -264,7 +264,7 @@ class Outputs:
         values.update(self.scaling.publish(
             minimum, records[counted], lambda subset: min_distance(
                 subset, not reasons, config.max_distance, config.allow_no_obstacles),
-            names.names_by_id(LINK)))
+            names.names_by_id(LINK), link_groups))
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
@@ -317,7 +317,9 @@ class ScalingOutputs:
 
     One ``SpeedScaler`` (speed_scaling.py) for the whole minimum and one per group of
     ``scaling_groups``; each group's minimum is the fail-safe minimum over the records of its
-    links. Published with the safety QoS every cycle, and the same values go into
+    links: an SRDF group's links as MoveIt reads them (``World.link_groups``), or those that
+    match its patterns. A group the SRDF does not have (yet) is unknown: its factor is 0.
+    Published with the safety QoS every cycle, and the same values go into
     ``~/safety_detail`` (``speed_scaling``, ``speed_scaling <group>``) under the cycle's header.
     """
 
@@ -325,7 +327,7 @@ class ScalingOutputs:
         self._node, self._qos = node, qos
         self.overall = SpeedScaler()
         self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
-        self.groups = {}  # name -> (patterns, SpeedScaler, publisher)
+        self.groups = {}  # name -> (patterns or None for an SRDF group, SpeedScaler, publisher)
         self.settings = ScalingSettings()
 
     def configure(self, config):
@@ -341,8 +343,11 @@ class ScalingOutputs:
         self.overall.configure(settings)
         patterns = {}
         for entry in config.scaling_groups:
-            name, _, pattern = entry.partition(':')
-            patterns.setdefault(name, []).append(pattern)
+            name, colon, pattern = entry.partition(':')
+            if colon:
+                patterns.setdefault(name, []).append(pattern)
+            else:
+                patterns[name] = None  # the SRDF group of that name
         for name in set(self.groups) - set(patterns):
             self._node.destroy_publisher(self.groups.pop(name)[2])
         for name, group_patterns in patterns.items():
@@ -351,7 +356,7 @@ class ScalingOutputs:
                 publisher = self._node.create_publisher(Float64, '~/speed_scaling/' + name,
                                                         self._qos)
             scaler.configure(settings)
-            self.groups[name] = (tuple(group_patterns), scaler, publisher)
+            self.groups[name] = (group_patterns and tuple(group_patterns), scaler, publisher)
 
     def reset(self):
         """Every factor back to 0 (activation: nothing measured yet)."""
@@ -359,21 +364,30 @@ class ScalingOutputs:
         for _, scaler, _ in self.groups.values():
             scaler.reset()
 
-    def publish(self, minimum, records, minimum_of, link_names):
+    def publish(self, minimum, records, minimum_of, link_names, link_groups):
         """
         Step every scaler with this cycle's minima and publish; return the detail values.
 
         ``minimum_of(records)`` is the fail-safe minimum of a subset; ``link_names`` maps
-        link ids to names.
+        link ids to names; ``link_groups`` is ``World.link_groups``.
         """
         factor = self.overall.step(minimum)
         self.publisher.publish(Float64(data=factor))
         values = {'speed_scaling': repr(factor)}
         for name, (patterns, scaler, publisher) in sorted(self.groups.items()):
-            ids = [link_id for link_id, link in link_names.items()
-                   if any(fnmatch.fnmatchcase(link, pattern) for pattern in patterns)]
-            subset = records[numpy.isin(records['link_id'], ids)]
-            group_factor = scaler.step(minimum_of(subset))
+            group_minimum = -math.inf
+            if patterns is not None or name in link_groups:
+                ids = [link_id for link_id, link in link_names.items()
+                       if _in_group(link, patterns, link_groups.get(name))]
+                group_minimum = minimum_of(records[numpy.isin(records['link_id'], ids)])
+            group_factor = scaler.step(group_minimum)
             publisher.publish(Float64(data=group_factor))
             values['speed_scaling ' + name] = repr(group_factor)
         return values
+
+
+def _in_group(link, patterns, srdf_links):
+    """Whether ``link`` belongs to a scaling group: its patterns, or its SRDF group's links."""
+    if patterns is None:
+        return link in srdf_links
+    return any(fnmatch.fnmatchcase(link, pattern) for pattern in patterns)

@@ -359,10 +359,11 @@ PARAMETERS = (
                   "(Nav2's release debounce).",
                   low=1, high=1000, reconfigures=('outputs',)),
     ParameterSpec('scaling_groups', 'string_array', [],
-                  "Link groups with their own scaling, as 'name:link_pattern' entries (fnmatch; "
-                  "an SRDF group's links, e.g. ['left_arm:left_*', 'right_arm:right_*']): each "
-                  'name gets ~/speed_scaling/<name> from the minimum over its links (several '
-                  'entries with one name join their patterns).',
+                  'Link groups with their own scaling: the name of an SRDF group (its links '
+                  "as MoveIt reads the group; e.g. 'panda_arm'), or 'name:link_pattern' "
+                  "(fnmatch; e.g. 'left_arm:left_*', several entries with one name join their "
+                  'patterns). Each name gets ~/speed_scaling/<name> from the minimum over its '
+                  'links; an SRDF group the SRDF does not have reads 0 (unknown).',
                   reconfigures=('outputs',)),
 )
 
@@ -371,7 +372,7 @@ _SPECS = {spec.name: spec for spec in PARAMETERS}
 _TOPIC_NAME = re.compile(r'(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*')
 
 # A scaling_groups entry: the name becomes a topic name token (~/speed_scaling/<name>).
-SCALING_GROUP_ENTRY = re.compile(r'([A-Za-z][A-Za-z0-9_]*):(.+)')
+SCALING_GROUP_ENTRY = re.compile(r'([A-Za-z][A-Za-z0-9_]*)(:.+)?')
 
 PAIR_PARAMETERS = ('allowed_pairs', 'excluded_pairs')
 """The parameters of 'link_pattern:obstacle_pattern' entries."""
@@ -442,8 +443,8 @@ def _validate_patterns(spec, value):
             except ValueError as error:
                 return str(error)
         if spec.name == 'scaling_groups' and not SCALING_GROUP_ENTRY.fullmatch(pattern):
-            return "entries must look like 'name:link_pattern' with a name of letters, " \
-                "digits and '_' (a topic name token), got %r" % pattern
+            return "entries must be an SRDF group's name or 'name:link_pattern', with a " \
+                "name of letters, digits and '_' (a topic name token), got %r" % pattern
         if spec.name in PAIR_PARAMETERS:
             link_pattern, colon, obstacle_pattern = pattern.partition(':')
             if not colon or not link_pattern or not obstacle_pattern:

@@ -23,6 +23,8 @@ the outputs read it. It holds no ROS object.
 - ``names``: the ids of the bodies that exist now, as ``~/names`` publishes them.
 - ``adjacent_links`` / ``disabled_links``: link pairs joined by a joint (URDF) and pairs the
   SRDF disables, as frozensets; self-collision pairs skip both.
+- ``link_groups``: the SRDF's groups and their links as MoveIt reads them (``{name:
+  frozenset of links}``), for what is computed per group.
 - ``collision_rules``: the planning scene's allowed collision matrix, touch links, link
   padding and scale (``CollisionRules``); pairs it allows are skipped, link-link and
   link-obstacle.
@@ -77,6 +79,7 @@ class World:
         self.adjacent_links = frozenset()
         self.disabled_links = frozenset()
         self.collision_rules = CollisionRules()
+        self.link_groups = {}
         self.model_warnings = ()
         self.placement_revision = 0
         self._reported_version = None

@@ -69,6 +69,8 @@ class RobotModelSource(Source):
         self._started = clocks.steady()
         self._model = _ModelState()
         self._srdf_token = None
+        self._joints = ()          # (name, parent, child) of the URDF's joints
+        self._groups = {}          # the SRDF's groups, as written
         self._max_bytes = 0
         self._required = True
         self._timeout = 0.0
@@ -143,13 +145,24 @@ class RobotModelSource(Source):
                                   % result.error.reason)
             return
         self._problems.resolve(('srdf',))
-        world.disabled_links = frozenset(result.value)
+        disabled, self._groups = result.value
+        world.disabled_links = frozenset(disabled)
+        self._resolve_groups(world)
+
+    def _resolve_groups(self, world):
+        """The SRDF groups' links as MoveIt reads them, once both documents are known."""
+        if not self._groups or not self._joints:
+            world.link_groups = {}
+            return
+        from gjk_ros.models.srdf import group_links
+        world.link_groups = {name: group_links(self._groups, self._joints, name)
+                             for name in self._groups}
 
     def _apply_model(self, result, world):
         if result.error is not None:
             self._reject(result.error.reason)
             return
-        model, adjacent = result.value
+        model, adjacent, self._joints = result.value
         self._model.built, self._model.error = True, None
         self._problems.keep_only(('robot_description',), set())
         entries = [(link, (self.name, index), piece) for link, pieces in model.pieces.items()
@@ -161,6 +174,7 @@ class RobotModelSource(Source):
                             error.reason))
         world.set_pieces(LINK, self.name, entries)
         world.adjacent_links = frozenset(adjacent)
+        self._resolve_groups(world)
         world.model_warnings = tuple(model.warnings)
 
     def _reject(self, reason):
