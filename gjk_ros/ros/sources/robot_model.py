@@ -150,7 +150,7 @@ class RobotModelSource(Source):
         self._resolve_groups(world)
 
     def _resolve_groups(self, world):
-        """The SRDF groups' links as MoveIt reads them, once both documents are known."""
+        """Resolve the SRDF groups' links as MoveIt reads them, once both documents are known."""
         if not self._groups or not self._joints:
             world.link_groups = {}
             return
