@@ -114,10 +114,6 @@ def cloud_bytes(points, pose, stamp_ns=1):
 
 class _Config:
     observation_max_points = 10 ** 7
-    observation_min_range = 0.0
-    observation_max_range = numpy.inf
-    observation_min_height = -numpy.inf
-    observation_max_height = numpy.inf
     self_filter_padding = PADDING
 
 
@@ -127,7 +123,8 @@ def percentiles(seconds):
 
 
 def run(args):
-    from gjk_ros.core.points import PointDistanceShape
+    from gjk_ros.core.points import CloudGatherer, PointDistanceShape
+    from gjk_ros.ros.params import ObservationSettings
     from gjk_ros.ros.sources.clouds import decode_pointcloud2, read_cloud_header
     from gjk_ros.ros.sources.observations import CloudLimits, nearest_point, process_cloud
     from scipy.spatial import cKDTree
@@ -143,13 +140,15 @@ def run(args):
     points = scene_cloud(rng, pieces, poses)
     data = cloud_bytes(points, camera)
     header = read_cloud_header(data)
-    limits = CloudLimits(_Config)
-    links = list(zip(poses, prepared))
-    process_cloud(decode_pointcloud2, data, header, camera, links, limits)  # compile, warm
+    limits = CloudLimits(_Config, ObservationSettings('camera', voxel_size=args.voxel))
+    links = list(zip(prepared, poses))
+    gatherer = CloudGatherer()
+    process_cloud(decode_pointcloud2, data, header, camera, links, limits, gatherer)  # warm
     cloud_times, clouds = [], []
     for _ in range(args.clouds):
         started = time.perf_counter()
-        cloud, _ = process_cloud(decode_pointcloud2, data, header, camera, links, limits)
+        cloud, _ = process_cloud(decode_pointcloud2, data, header, camera, links, limits,
+                                 gatherer)
         cloud_times.append(time.perf_counter() - started)
         clouds.append(cloud)
     cloud = clouds[-1]
@@ -162,7 +161,7 @@ def run(args):
         cycle_times.append(time.perf_counter() - started)
     exact = exact_minimum(cloud, prepared, poses)
     baseline = baseline_figures(cKDTree, points, pieces, poses, prepared, exact, args.clouds)
-    return {'points': len(points), 'bytes': len(data), 'kept': len(cloud.points),
+    return {'points': len(points), 'bytes': len(data), 'kept': len(cloud),
             'removed': cloud.removed, 'pieces': len(pieces),
             'cloud': percentiles(cloud_times), 'cycle': percentiles(cycle_times),
             'latency': percentiles(numpy.add.outer(cloud_times, cycle_times).ravel()),
@@ -171,7 +170,7 @@ def run(args):
 
 def exact_minimum(cloud, prepared, poses):
     """Exact distance from every piece to the self-filtered cloud (brute force)."""
-    return numpy.array([shape.signed_distances(cloud.points, pose).min()
+    return numpy.array([shape.signed_distances(cloud.grid.kept(), pose).min()
                         for shape, pose in zip(prepared, poses)])
 
 
@@ -220,6 +219,7 @@ def main(argv=None):
     parser.add_argument('--clouds', type=int, default=10)
     parser.add_argument('--cycles', type=int, default=100)
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--voxel', type=float, default=0.0)
     parser.add_argument('--output', default=os.path.join(RESULTS, 'observations.md'))
     args = parser.parse_args(argv)
     text = report(run(args), args)

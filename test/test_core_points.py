@@ -130,7 +130,7 @@ def test_grid_of_one_point_and_a_capped_grid():
 
 
 def reference_gather(xyz, transform, ranges, heights, voxel):
-    """The cloud pipeline's first pass, one numpy step at a time (no fusion, no hash)."""
+    """Run the cloud pipeline's first pass one numpy step at a time (no fusion, no hash)."""
     xyz = xyz.astype(numpy.float64)
     finite = numpy.isfinite(xyz).all(axis=1)
     with numpy.errstate(invalid='ignore'):
@@ -166,8 +166,8 @@ def test_gather_matches_the_step_by_step_pipeline(seed, dtype, pad, voxel, count
     rng = numpy.random.default_rng(seed)
     xyz = rng.normal(size=(count, 3)) * 2.0
     bad = rng.random(count) < 0.1
-    xyz[bad, rng.integers(0, 3, int(bad.sum()))] = rng.choice([numpy.nan, numpy.inf, -numpy.inf],
-                                                               int(bad.sum()))
+    junk = rng.choice([numpy.nan, numpy.inf, -numpy.inf], int(bad.sum()))
+    xyz[bad, rng.integers(0, 3, int(bad.sum()))] = junk
     if organized:  # a depth image's rows of NaN (no return) between valid ones
         xyz[::7] = numpy.nan
     xyz = xyz.astype(dtype).astype(numpy.float64)

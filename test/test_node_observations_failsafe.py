@@ -53,9 +53,9 @@ def node(tmp_path_factory):
     with NodeProcess(os.environ, tmp_path_factory.mktemp('node'), {
             'rate_hz': 20.0, 'tf_timeout': 2.0, 'max_distance': 10.0,
             'static_obstacles': STATIC_OBSTACLES,
-            'observation_sources': ['cloud:pointcloud:/safe_cloud'],
-            'required_observation_sources': ['cloud'],
-            'observation_timeout': TIMEOUT}) as process:
+            'observation_sources': ['cloud'],
+            'cloud': {'type': 'pointcloud', 'topic': '/safe_cloud', 'source_timeout': TIMEOUT},
+            'required_observation_sources': ['cloud']}) as process:
         yield process
 
 

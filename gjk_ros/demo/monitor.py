@@ -287,8 +287,8 @@ def node_command(rate_hz, parameters=()):
 
 
 def scene_command(rate_hz):
-    """Return the command line that starts the demo scene publisher."""
-    return [sys.executable, '-m', 'gjk_ros.demo.scene', '--rate-hz', str(float(rate_hz)),
+    """Return the command line that starts the demo scene publisher (with its depth camera)."""
+    return [sys.executable, '-m', 'gjk_ros.demo.depth_camera', '--rate-hz', str(float(rate_hz)),
             '--obstacle-topic', f'/{NODE_NAME}/obstacles']
 
 
@@ -554,10 +554,12 @@ def _run(options, out):
     print(f"gjk-ros demo: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}, "
           f'node and scene output in {log_dir}', file=out, flush=True)
     history, snapshot = PairHistory(), SceneSnapshot()
+    from gjk_ros.demo.depth_camera import DEPTH_CAMERA_PARAMETERS
     children = {}
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_stop)
     try:
-        children['node'] = start_child(node_command(options.rate_hz), logs['node'])
+        children['node'] = start_child(node_command(options.rate_hz, DEPTH_CAMERA_PARAMETERS),
+                                       logs['node'])
         children['scene'] = start_child(scene_command(options.rate_hz), logs['scene'])
         status = _monitor(options, history, snapshot, children, logs, out)
     except (KeyboardInterrupt, _Stop):

@@ -24,7 +24,9 @@ reason (``ros2 param set`` prints it).
 
 import math
 
-from gjk_ros.ros.params import Config, PARAMETERS, parse_body_descriptions, validate_parameter
+from gjk_ros.ros.params import (Config, PARAMETERS, parse_body_descriptions,
+                                source_parameter_of, source_parameter_specs,
+                                START_UP_SOURCE_PARAMETERS, validate_parameter)
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
@@ -67,6 +69,13 @@ class NodeParameters:
         self._reconfigure = reconfigure
         for spec in PARAMETERS:
             self._declare_checked(spec)
+        # Nav2's way: each observation source's parameters are declared under its name once
+        # observation_sources is known (it is read at start-up only).
+        self._specs = dict(_SPECS)
+        for source in node.get_parameter('observation_sources').value or ():
+            for spec in source_parameter_specs(source):
+                self._specs[spec.name] = spec
+                self._declare_checked(spec)
         self.config = self._read()
         node.add_on_set_parameters_callback(self._on_set)
         node.add_post_set_parameters_callback(self._on_changed)
@@ -102,15 +111,14 @@ class NodeParameters:
                                            list(spec.default))])
 
     def _read(self):
-        return Config.from_values({spec.name: self._node.get_parameter(spec.name).value
-                                   for spec in PARAMETERS})
+        return Config.from_values({name: self._node.get_parameter(name).value
+                                   for name in self._specs})
 
     def _on_set(self, parameters):
         limits = self.config.ingest_limits()
         for parameter in parameters:
             reason = parameter_problem(parameter.name, parameter.value, limits)
-            if reason is None and parameter.name in START_UP_ONLY and \
-                    tuple(parameter.value or ()) != getattr(self.config, parameter.name):
+            if reason is None and _changes_start_up_value(parameter, self._node):
                 reason = 'read at start-up (its subscriptions are made then): restart the node'
             if reason is not None:
                 return SetParametersResult(successful=False,
@@ -121,12 +129,25 @@ class NodeParameters:
         self.config = self._read()
         components = set()
         for parameter in parameters:
-            spec = _SPECS.get(parameter.name)
+            spec = self._specs.get(parameter.name)
             if spec is not None:
                 components.update(spec.reconfigures)
             elif parameter.name == 'use_sim_time':
                 components.add('clock')
         self._reconfigure(self.config, components)
+
+
+def _changes_start_up_value(parameter, node):
+    """Whether ``parameter`` changes a value that shapes the subscriptions (read once)."""
+    templated = source_parameter_of(parameter.name)
+    start_up = parameter.name in START_UP_ONLY or (
+        templated is not None and templated[1] in START_UP_SOURCE_PARAMETERS)
+    if not start_up or not node.has_parameter(parameter.name):
+        return False
+    current = node.get_parameter(parameter.name).value
+    if isinstance(current, (list, tuple)) or hasattr(current, 'tolist'):
+        return tuple(parameter.value or ()) != tuple(current or ())
+    return parameter.value != current
 
 
 def _descriptor(spec):
