@@ -768,20 +768,27 @@ def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, 
                 gap = _box_gap(cx, cy, cz, box) - reach
                 if gap > 0.0 and gap >= best:
                     continue
+                if _facing_bound(cx, cy, cz, centre, planes, plane_map) - radius - reach \
+                        >= best:
+                    continue
                 centre_distance = _core_distance(cx, cy, cz, triangles, spheres, planes,
                                                  cylinder_radius, cylinder_half, is_cylinder,
                                                  best + radius + reach) - radius
                 if centre_distance - reach >= best:
                     continue
+                # A point within ``spare`` of the centre is no nearer than best.
+                spare = max((centre_distance - best - _FIELD_ROUNDING)
+                            / (1.0 + _FIELD_ROUNDING), 0.0)
+                wx = low[0] + (ix + 0.5) * edge
+                wy = low[1] + (iy + 0.5) * edge
+                wz = low[2] + (iz + 0.5) * edge
                 for k in range(starts[cell], starts[cell + 1]):
                     i = order[k]
-                    x, y, z = _local(points, i, pose)
                     work[1] += 1
-                    # The centre's distance less the point's own offset from it bounds it.
-                    dx, dy, dz = x - cx, y - cy, z - cz
-                    if centre_distance - np.sqrt(dx * dx + dy * dy + dz * dz) \
-                            * (1.0 + _FIELD_ROUNDING) - _FIELD_ROUNDING >= best:
+                    dx, dy, dz = points[i, 0] - wx, points[i, 1] - wy, points[i, 2] - wz
+                    if dx * dx + dy * dy + dz * dz <= spare * spare:
                         continue
+                    x, y, z = _local(points, i, pose)
                     gap = _box_gap(x, y, z, box)
                     if gap > 0.0 and gap >= best:
                         continue
