@@ -35,7 +35,8 @@ core like any other and is exact: its minimum over these points is attained at t
 nearest to the link, and every other point in the set is a real cloud point, never nearer.
 The nearest point to a piece is searched in the grid, pruned by exact lower bounds
 (``gjk_ros.core.points.PointGrid``); the same cloud and pose give the same answer without a
-search, and a moved piece starts from its last nearest point.
+search, and a moved piece starts from its last nearest point (in a new cloud, from the
+point nearest to it in its grid cell).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
 ``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
@@ -56,7 +57,8 @@ from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 
 __all__ = ['Cloud', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
-           'nearest_point', 'ObservationSource', 'process_cloud', 'subscription_qos']
+           'nearest_point', 'ObservationSource', 'point_near', 'process_cloud',
+           'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 
@@ -291,8 +293,13 @@ class ObservationSource(Source):
         if last is not None and last[0] is cloud and numpy.array_equal(last[1], pose):
             return last[2]  # same cloud, same pose: the same answer
         hint = None
-        if self._placed is not None and self._placed[0] is cloud:
-            hint = self._nearest.get(key)  # tracking: usually still the nearest
+        if self._placed is not None:
+            last = self._placed[1].get(key)
+            if last is not None and self._placed[0] is cloud:
+                hint = last  # tracking: usually still the nearest
+            elif last is not None and last < len(self._placed[0].points):
+                # A new cloud of the same scene: its point nearest to the last answer.
+                hint = point_near(cloud, self._placed[0].points[last])
         index = nearest_point(cloud, self._prepared(shape), pose, hint)
         self._poses[key] = (cloud, pose, index)
         return index
@@ -384,6 +391,25 @@ def nearest_point(cloud, prepared, pose, hint=None):
 
     """
     return cloud.grid.nearest(prepared, pose, hint)[1]
+
+
+def point_near(cloud, position):
+    """
+    Return the index of a kept cloud point in the grid cell of ``position``, or None.
+
+    A cheap first bound for a search in a new cloud: the last cloud's nearest point is
+    usually close to the new one's.
+    """
+    grid = cloud.grid
+    cell = numpy.floor((numpy.asarray(position) - grid.low) / grid.edge).astype(numpy.int64)
+    if (cell < 0).any() or (cell >= grid.dims).any():
+        return None
+    flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
+    members = grid.order[grid.starts[flat]:grid.starts[flat + 1]]
+    if not len(members):
+        return None
+    gaps = ((grid.points[members] - position) ** 2).sum(axis=1)
+    return int(members[int(numpy.argmin(gaps))])
 
 
 class CloudLimits:
