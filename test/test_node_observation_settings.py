@@ -226,3 +226,40 @@ def test_observation_setting_at_run_time_takes_effect(scene, node, names, check)
     check(scene, node)
     send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
                'cam back to its start state')
+
+
+def test_a_cloud_filtered_before_the_robot_changed_is_not_used(scene, node):
+    """
+    A link appears around NEAR: the cloud filtered without it is not searched (STALE).
+
+    Its NEAR point would lie inside the new link; the next cloud is filtered against it.
+    """
+    send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+               'cam measured')
+    probe = yaml.safe_dump([
+        {'name': 'arm', 'frame_id': 'arm', 'type': 'box', 'size': [0.2, 0.2, 0.2]},
+        {'name': 'probe', 'frame_id': 'world', 'type': 'box', 'size': [0.1, 0.1, 0.1],
+         'xyz': list(WORLD[NEAR])}])
+    answers = scene.set_node_parameters([parameter('link_geometry', probe)])
+    assert answers[0].successful, answers[0].reason
+    try:
+        def probe_record():
+            return find_record(scene.records() or [], 'probe', 'cam')
+
+        def stale_until_a_new_cloud():
+            record = probe_record()
+            assert record is None or record.status == PairStatus.STALE or \
+                record.distance > 0.0, 'a point inside the new link was measured'
+            return cam_record(scene).status == PairStatus.STALE and \
+                scene.message('min_distance').data == -math.inf
+        wait_until(stale_until_a_new_cloud, what='arm/cam STALE until a new cloud',
+                   node_process=node)
+        send_until(scene, node, lambda: probe_record() is not None and
+                   probe_record().status == PairStatus.VALID and
+                   probe_record().distance == pytest.approx(0.45, abs=1e-9),
+                   'FAR nearest to the probe once NEAR is filtered')
+        assert cam_distance(scene) == pytest.approx(0.9, abs=1e-9)
+    finally:
+        scene.set_node_parameters([parameter('link_geometry', START['link_geometry'])])
+    send_until(scene, node, lambda: cam_distance(scene) == pytest.approx(0.4, abs=1e-9),
+               'cam back to its start state')

@@ -37,7 +37,7 @@ from geometry_msgs.msg import TransformStamped
 from gjk_ros.demo.scene import (demo_scene_config, FIXED_FRAME, make_transform, parse_args,
                                 parse_urdf_joints, rpy_matrix, run_scene, ScenePublisher,
                                 translation_matrix)
-from gjk_ros.ros.qos import TF_QOS
+from gjk_ros.ros.qos import LATCHED_QOS
 import numpy
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import PointCloud2, PointField
@@ -272,7 +272,12 @@ class DepthCameraScene(ScenePublisher):
         super().__init__(config, stamp_log=self._on_tick, node_name=node_name)
         self._cloud_pub = self.create_publisher(PointCloud2, CAMERA_TOPIC,
                                                 qos_profile_sensor_data)
-        self._camera_tf = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        # The camera does not move: a static transform, from its own latched publisher (one
+        # latched message per publisher, so the arm's static joints stay latched too).
+        self._camera_tf = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        now = self.get_clock().now().to_msg()
+        self._camera_tf.publish(TFMessage(transforms=[
+            make_transform(FIXED_FRAME, CAMERA_NAME, self._pose, now)]))
 
     def _on_tick(self, stamp_ns):
         """Render the frame of the TF tick just sent, with its stamp."""
@@ -288,8 +293,6 @@ class DepthCameraScene(ScenePublisher):
         points = render(self._camera, self._pose, shapes)
         stamp = TransformStamped().header.stamp
         stamp.sec, stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
-        self._camera_tf.publish(TFMessage(transforms=[
-            make_transform(FIXED_FRAME, CAMERA_NAME, self._pose, stamp)]))
         self._cloud_pub.publish(cloud_message(points, self._camera, stamp))
 
 

@@ -91,6 +91,7 @@ class Cloud:
     """The filtered points of one message in their search grid, with stamp and counts."""
 
     def __init__(self, grid, stamp_ns, removed, count):
+        self.geometry = None        # the link pieces it was self-filtered against
         self.grid = grid
         self.points = grid.points   # every placed point; grid.order holds the kept ones
         self.stamp_ns = stamp_ns
@@ -118,7 +119,10 @@ class ObservationSource(Source):
         # the newest (latest wins), so clouds faster than TF never starve each other.
         self._pending = []
         self._job = None            # the background processing of one cloud
+        self._job_geometry = None   # the link pieces that cloud is self-filtered against
         self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % self.name)
+        # Load the compiled kernels now, off the cycle, so the first cloud is not slowed.
+        self._pool.submit(_load_kernels)
         self._gatherer = CloudGatherer()  # used by the one background thread only
         self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
@@ -191,6 +195,7 @@ class ObservationSource(Source):
             self._refuse('a cloud took %.3f s, more than observation_max_time (%g s)'
                          % (seconds, limit))
             return
+        cloud.geometry = self._job_geometry
         self.cloud = cloud
         self._accept()
         self._publish_filtered(cloud)
@@ -215,13 +220,19 @@ class ObservationSource(Source):
                 continue
             del self._pending[:index + 1]  # older ones are superseded
             if placed is not None:
-                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed,
+                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed[:4],
                                               CloudLimits(self._config, self.settings),
                                               self._gatherer)
+                self._job_geometry = placed[4]
             return
 
     def _placed_at_stamp(self, data, world):
-        """Return (data, header, transform, links) of a message, 'wait' for TF, or None."""
+        """
+        Return (data, header, transform, links, geometry) of a message, 'wait' or None.
+
+        'wait': for TF; None: refused. ``geometry`` identifies the link pieces it is
+        self-filtered against (``_geometry_of``).
+        """
         try:
             header = read_cloud_header(data)
         except ValueError as error:
@@ -230,13 +241,13 @@ class ObservationSource(Source):
         transform = self._at_stamp(header.frame_id or self._config.fixed_frame, header)
         if not isinstance(transform, numpy.ndarray):
             return transform
-        links = []
-        for _, frame, origin, shape in self._link_pieces(world):
+        links, pieces = [], self._link_pieces(world)
+        for _, frame, origin, shape in pieces:
             pose = self._at_stamp(frame, header)
             if not isinstance(pose, numpy.ndarray):
                 return pose
             links.append((self._prepared(shape), pose @ origin))
-        return data, header, transform, links
+        return data, header, transform, links, _geometry_of(pieces)
 
     def _at_stamp(self, frame, header):
         """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
@@ -270,6 +281,13 @@ class ObservationSource(Source):
             world.set_pieces(OBSTACLE, self.name, [])
             return
         pieces = self._link_pieces(world)
+        if cloud.geometry != _geometry_of(pieces):
+            # Filtered against other link pieces (the robot arrived or changed meanwhile):
+            # its own points may still be in it, so it is not searched; the points placed
+            # before stay, STALE, until a cloud filtered against these pieces arrives.
+            self._refuse('its cloud was self-filtered against other link geometry (the robot '
+                         'changed); waiting for the next cloud')
+            return
         frames = sorted({frame for _, frame, _, _ in pieces})
         lookups = self._frames.buffer.lookup_many(
             self._config.fixed_frame, frames, now_ns=int(now * 1e9),
@@ -339,10 +357,10 @@ class ObservationSource(Source):
             return self.failure
         if self.cloud is None:
             return 'has not published' if self._heard is None else 'no cloud usable yet'
-        age = now - self.cloud.stamp_ns * 1e-9
         timeout = self.settings.source_timeout
-        if age > timeout:
-            return 'silent for %.1f s (%s.source_timeout %g s)' % (age, self.name, timeout)
+        if now - self.cloud.stamp_ns * 1e-9 > timeout:
+            # No live age in the text: the reason stays one problem while it lasts.
+            return 'silent: last cloud older than %s.source_timeout (%g s)' % (self.name, timeout)
         return None
 
     def silent(self, pieces, now):
@@ -393,6 +411,24 @@ def nearest_point(cloud, prepared, pose, hint=None):
     return cloud.grid.nearest(prepared, pose, hint)[1]
 
 
+def _geometry_of(pieces):
+    """Return what identifies the link pieces a cloud is self-filtered against."""
+    return tuple((key, id(shape)) for key, _, _, shape in pieces)
+
+
+def _load_kernels():
+    """Run the cloud kernels once on a few points (loads them from numba's cache)."""
+    from gjk_ros.core import ConvexPolytope
+    box = PointDistanceShape(ConvexPolytope.box([0.1, 0.1, 0.1]))
+    record = numpy.zeros(8, dtype=[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('i', '<f4')])
+    gatherer = CloudGatherer()
+    for columns in ((record['x'], record['y'], record['z']), (numpy.zeros(8),) * 3):
+        grid = PointGrid(gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
+                                         (-numpy.inf, numpy.inf)))
+        grid.remove_near([(box, numpy.eye(4))], 0.01)
+        grid.nearest(box, numpy.eye(4))
+
+
 def point_near(cloud, position):
     """
     Return the index of a kept cloud point in the grid cell of ``position``, or None.
@@ -433,6 +469,8 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer):
         The cloud and the seconds it took.
 
     """
+    for shape, _ in links:
+        shape.field(limits.padding)  # once per shape and padding: not the cloud's time
     started = time.perf_counter()
     _, columns, count = decode(data)
     if count > limits.max_points:
