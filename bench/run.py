@@ -33,7 +33,7 @@ import time
 
 import numpy
 
-from . import contact_suite, peer_targets, peers, reference, report, scenes
+from . import contact_suite, observations_bench, peer_targets, peers, reference, report, scenes
 from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
@@ -619,6 +619,12 @@ def run_benchmark(config, progress=None):
         if progress is not None:
             progress('contact suite: the answer contract at exact contacts, every entry point')
         results.contact = contact_suite.measure(config.quick, config.seed)
+    if config.extras and core is not None:
+        if progress is not None:
+            progress('observation sources: a 640x480 cloud against the Panda')
+        observations_bench.main(
+            ['--output', os.path.join(config.out, 'observations.md'), '--seed',
+             str(config.seed)] + (['--clouds', '3', '--cycles', '20'] if config.quick else []))
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -15,8 +15,9 @@
 """Point distances to convex pieces against GJK/EPA on a one-point polytope (seeded scenes)."""
 
 from gjk_ros.core import ConvexPolytope, signed_distance
-from gjk_ros.core.points import PointDistanceShape, PointGrid, points_in_ball
+from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
 from gjk_ros.core.rigid import quaternion_matrix
+from hypothesis import given, settings, strategies as st
 import numpy
 import pytest
 
@@ -85,18 +86,9 @@ def test_indices_select_points():
     numpy.testing.assert_allclose(got, [-0.5, 1.0], atol=1e-15)
 
 
-def test_points_in_ball_is_a_brute_force_ball():
-    rng = numpy.random.default_rng(1)
-    points = rng.normal(size=(500, 3))
-    out = numpy.empty(500, dtype=numpy.int64)
-    count = points_in_ball(points, 0.1, -0.2, 0.3, 0.9, out)
-    want = numpy.flatnonzero(numpy.linalg.norm(points - [0.1, -0.2, 0.3], axis=1) <= 0.9)
-    numpy.testing.assert_array_equal(out[:count], want)
-
-
 @pytest.mark.parametrize('seed', range(4))
-def test_nearest_and_within_match_brute_force(seed):
-    """The pruned searches agree with measuring every point (ties: the same distance)."""
+def test_within_matches_brute_force(seed):
+    """The pruned within test agrees with measuring every point."""
     rng = numpy.random.default_rng(100 + seed)
     for name, shape in shapes(rng).items():
         prepared, pose = PointDistanceShape(shape), random_pose(rng)
@@ -104,11 +96,6 @@ def test_nearest_and_within_match_brute_force(seed):
         points = centre + rng.normal(size=(400, 3)) * (shape.bounding_radius + 0.05)
         everything = numpy.arange(len(points))
         exact = prepared.signed_distances(points, pose)
-        distance, index = prepared.nearest(points, pose, everything)
-        assert distance == exact.min() and exact[index] == distance, name
-        # A known bound that is already the answer is kept; a looser one is improved.
-        assert prepared.nearest(points, pose, everything, distance, index) == (distance, index)
-        assert prepared.nearest(points, pose, everything[::2], 10.0, -1)[0] == exact[::2].min()
         for padding in (0.0, 0.01, 0.05):
             numpy.testing.assert_array_equal(prepared.within(points, pose, everything, padding),
                                              exact <= padding, err_msg=name)
@@ -140,3 +127,83 @@ def test_grid_of_one_point_and_a_capped_grid():
     capped = PointGrid(far, cell=0.01, max_cells=1000)
     assert int(numpy.prod(capped.dims)) <= 1000
     assert capped.nearest(box, numpy.eye(4)) == (-0.5, 0)
+
+
+def reference_gather(xyz, transform, ranges, heights, voxel):
+    """Run the cloud pipeline's first pass one numpy step at a time (no fusion, no hash)."""
+    xyz = xyz.astype(numpy.float64)
+    finite = numpy.isfinite(xyz).all(axis=1)
+    with numpy.errstate(invalid='ignore'):
+        reach = numpy.sqrt((xyz ** 2).sum(axis=1))
+        keep = finite & (reach >= ranges[0]) & (reach <= ranges[1])
+    world = xyz[keep] @ transform[:3, :3].T + transform[:3, 3]
+    world = world[(world[:, 2] >= heights[0]) & (world[:, 2] <= heights[1])]
+    if voxel > 0.0:
+        _, first = numpy.unique(numpy.floor(world / voxel).astype(numpy.int64), axis=0,
+                                return_index=True)
+        world = world[numpy.sort(first)]
+    return world
+
+
+def packed_columns(xyz, dtype, pad_before, pad_after):
+    """x, y, z as strided views of a record with padding fields, as a PointCloud2 holds them."""
+    size = numpy.dtype(dtype).itemsize
+    record = numpy.dtype({'names': ['x', 'y', 'z'], 'formats': [dtype] * 3,
+                          'offsets': [pad_before, pad_before + size, pad_before + 2 * size],
+                          'itemsize': pad_before + 3 * size + pad_after})
+    data = numpy.zeros(len(xyz), dtype=record)
+    data['x'], data['y'], data['z'] = xyz.T
+    return data['x'], data['y'], data['z']
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), dtype=st.sampled_from(['<f4', '<f8']),
+       pad=st.sampled_from([(0, 0), (0, 4), (8, 4), (16, 16)]),
+       voxel=st.sampled_from([0.0, 0.05, 0.3]), count=st.integers(0, 400),
+       organized=st.booleans())
+def test_gather_matches_the_step_by_step_pipeline(seed, dtype, pad, voxel, count, organized):
+    """Skips, limits, placement and voxels of the fused pass, any field layout."""
+    rng = numpy.random.default_rng(seed)
+    xyz = rng.normal(size=(count, 3)) * 2.0
+    bad = rng.random(count) < 0.1
+    junk = rng.choice([numpy.nan, numpy.inf, -numpy.inf], int(bad.sum()))
+    xyz[bad, rng.integers(0, 3, int(bad.sum()))] = junk
+    if organized:  # a depth image's rows of NaN (no return) between valid ones
+        xyz[::7] = numpy.nan
+    xyz = xyz.astype(dtype).astype(numpy.float64)
+    transform = random_pose(rng)
+    ranges = (float(rng.uniform(0.0, 1.0)), float(rng.choice([numpy.inf, 3.0])))
+    heights = (float(rng.choice([-numpy.inf, -0.5])), float(rng.choice([numpy.inf, 1.0])))
+    got = CloudGatherer().gather(*packed_columns(xyz, dtype, *pad), transform, ranges,
+                                 heights, voxel)
+    want = reference_gather(xyz, transform, ranges, heights, voxel)
+    assert got.shape == want.shape
+    numpy.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), padding=st.sampled_from([0.0, 0.02, 0.1]),
+       cell=st.sampled_from([0.02, 0.05, 0.5]))
+def test_self_filter_and_nearest_match_brute_force(seed, padding, cell):
+    """Every piece kind: the filtered set and each piece's nearest kept point are exact."""
+    rng = numpy.random.default_rng(seed)
+    pieces = [(PointDistanceShape(shape), random_pose(rng)) for shape in shapes(rng).values()]
+    # Points on and around the pieces (the robot seen by its camera) and a wall behind.
+    near = numpy.vstack([pose[:3, 3] + rng.normal(size=(80, 3)) * 0.15 for _, pose in pieces])
+    wall = numpy.c_[numpy.full(300, 0.8), rng.uniform(-1.0, 1.0, (300, 2))]
+    points = numpy.vstack([near, wall])
+    table = numpy.array([shape.signed_distances(points, pose) for shape, pose in pieces])
+    kept = (table > padding).all(axis=0)
+    grid = PointGrid(points, cell=cell)
+    removed = grid.remove_near(pieces, padding)
+    assert removed == int((~kept).sum())
+    assert sorted(grid.order.tolist()) == numpy.flatnonzero(kept).tolist()
+    for row, (shape, pose) in enumerate(pieces):
+        distance, index = grid.nearest(shape, pose)
+        if not kept.any():
+            assert (distance, index) == (numpy.inf, -1)
+            continue
+        assert kept[index] and distance == table[row, kept].min()
+        # A hint (the last answer) changes nothing; a removed point is never used as one.
+        assert grid.nearest(shape, pose, hint=index) == (distance, index)
+        assert grid.nearest(shape, pose, hint=int(numpy.argmin(kept)))[0] == distance

@@ -120,6 +120,16 @@ def test_flat_and_thin_shapes_are_still_visible():
         assert extent[1] > 0.0 and extent[2] > 0.0  # drawn with a small radius
 
 
+def test_a_single_point_is_drawn_as_a_visible_ball():
+    """A cloud's nearest point: a ball of POINT_RADIUS around it, not a speck."""
+    point = ConvexPolytope.from_points([[0.3, -0.2, 0.1]])
+    corners = shape_triangles(point).reshape(-1, 3)
+    radii = numpy.linalg.norm(corners - [0.3, -0.2, 0.1], axis=1)
+    assert numpy.allclose(radii, markers_module.POINT_RADIUS)
+    segment = shape_triangles(ConvexPolytope.from_points([[0, 0, 0], [0.5, 0, 0]]))
+    assert segment.reshape(-1, 3)[:, 1].max() < markers_module.POINT_RADIUS
+
+
 def test_quaternion_round_trip():
     rng = numpy.random.default_rng(5)
     for quaternion in list(rng.normal(size=(100, 4))) + [(1, 0, 0, 0), (0, 1, 0, 0),

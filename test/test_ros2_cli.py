@@ -198,8 +198,10 @@ def test_rviz_true_starts_rviz2_with_this_nodes_config(cli_env, scene):
     config = yaml.safe_load(config_path.read_text())
     manager = config['Visualization Manager']
     assert manager['Global Options']['Fixed Frame'] == 'base'
-    topics = {display['Class'].rsplit('/', 1)[-1]: display.get('Topic', {}).get('Value')
-              for display in manager['Displays']}
+    topics = {}  # the first display of each class
+    for display in manager['Displays']:
+        topics.setdefault(display['Class'].rsplit('/', 1)[-1],
+                          display.get('Topic', {}).get('Value'))
     assert topics['PointCloud2'] == NODE + '/distances'
     assert topics['MarkerArray'] == NODE + '/markers'
 

@@ -25,7 +25,25 @@ TEMPLATE = (CONFIG_DIR / 'gjk_distance.rviz').read_text(encoding='utf-8')
 
 
 def displays(config):
-    return {display['Class']: display for display in config['Visualization Manager']['Displays']}
+    """Return the first display of each class, by class."""
+    shown = {}
+    for display in config['Visualization Manager']['Displays']:
+        shown.setdefault(display['Class'], display)
+    return shown
+
+
+def named(config, name):
+    return next(display for display in config['Visualization Manager']['Displays']
+                if display['Name'] == name)
+
+
+def test_filtered_cloud_of_the_depth_camera_follows_the_node_instance():
+    display = named(yaml.safe_load(TEMPLATE), 'Filtered cloud (depth_camera)')
+    assert display['Topic']['Value'] == '/gjk_distance/depth_camera/filtered'
+    filled = yaml.safe_load(fill_rviz_config(TEMPLATE, '/left/gjk_distance', 'base_link',
+                                             '/left/description'))
+    assert named(filled, 'Filtered cloud (depth_camera)')['Topic']['Value'] == \
+        '/left/gjk_distance/depth_camera/filtered'
 
 
 def test_shipped_config_shows_the_robot_the_distances_and_the_markers():

@@ -23,6 +23,10 @@ description and the components it reconfigures; the node declares its parameters
 - the parameter table of ``README.md``, between ``<!-- parameters:begin -->`` and
   ``<!-- parameters:end -->``.
 
+Each observation source's own parameters (``OBSERVATION_SOURCE_PARAMETERS``, declared as
+``<name>.<parameter>`` for each name of ``observation_sources``) follow: in the YAML file as a
+commented example block, in the table as ``<name>.<parameter>`` rows.
+
 test/test_parameter_docs.py fails when either is out of date.
 
 Usage: python tools/parameter_docs.py [--check]
@@ -57,6 +61,18 @@ def _specs():
     return PARAMETERS
 
 
+def _source_specs():
+    sys.path.insert(0, str(ROOT))
+    from gjk_ros.ros.params import OBSERVATION_SOURCE_PARAMETERS
+    return OBSERVATION_SOURCE_PARAMETERS
+
+
+SOURCE_EXAMPLE = """\
+    # Each name in observation_sources is configured by the parameters below, declared under
+    # that name when the node starts (Nav2's layout), e.g. for observation_sources: [camera]:
+"""
+
+
 def yaml_value(value):
     """Return ``value`` as YAML (the spelling ros2's parameter files use)."""
     if isinstance(value, bool):
@@ -80,7 +96,20 @@ def yaml_text(specs):
         lines = textwrap.wrap(spec.description, WIDTH - len(indent) - 2)
         comment = ''.join('%s# %s\n' % (indent, line) for line in lines)
         blocks.append('%s%s%s: %s\n' % (comment, indent, spec.name, yaml_value(spec.default)))
-    return YAML_HEADER + '\n'.join(blocks)
+    return YAML_HEADER + '\n'.join(blocks) + '\n' + source_example_text()
+
+
+def source_example_text():
+    """Return the commented ``camera:`` block of the per-source parameters (YAML)."""
+    indent = '    #   '
+    lines = [SOURCE_EXAMPLE, '    # camera:\n']
+    for spec in _source_specs():
+        for line in textwrap.wrap(spec.description, WIDTH - len(indent) - 2,
+                                  break_on_hyphens=False):
+            lines.append('%s# %s\n' % (indent, line))
+        value = '/camera/depth/points' if spec.name == 'topic' else yaml_value(spec.default)
+        lines.append('%s%s: %s\n' % (indent, spec.name, value))
+    return ''.join(lines)
 
 
 def _range(spec):
@@ -95,10 +124,11 @@ def table_text(specs):
     """Return the README's parameter table (markdown)."""
     kinds = {'string_array': 'string[]'}
     rows = ['| name | type | default | meaning |', '| --- | --- | --- | --- |']
-    for spec in specs:
+    templated = [(spec, '<name>.' + spec.name) for spec in _source_specs()]
+    for spec, name in [(spec, spec.name) for spec in specs] + templated:
         description = spec.description.replace('|', '\\|')
         rows.append('| `%s` | %s%s | `%s` | %s |' % (
-            spec.name, kinds.get(spec.kind, spec.kind), _range(spec),
+            name, kinds.get(spec.kind, spec.kind), _range(spec),
             yaml_value(spec.default), description))
     return '\n'.join(rows) + '\n'
 

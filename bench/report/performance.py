@@ -62,9 +62,10 @@ STANDALONE = (
      'check, gradients against finite differences (docs/planning.md).',
      '.venv/bin/python -m bench.planner_checks'),
     ('Observation sources: a 640x480 depth cloud', 'observations.md',
-     'One organized 307,200-point cloud against the Panda: decoding, placement and '
-     'self-filtering per cloud, the exact nearest point of every link piece per cycle, and a '
-     'scipy cKDTree baseline.', '.venv/bin/python -m bench.observations_bench'),
+     'One organized 307,200-point cloud at 30 Hz against the Panda: decoding, placement and '
+     'self-filtering per cloud, the exact nearest point of every link piece per cycle, cloud '
+     'to distances latency, exactness against brute force, machine-independent work, the '
+     'output gap, and a scipy cKDTree baseline.', '.venv/bin/python -m bench.observations_bench'),
     ('Convex hull against convex decomposition', 'decomposition.md',
      'A point probe on a seeded path through two non-convex meshes (an L bracket and an open '
      "bin): the distance to the hull and to CoACD's parts, each against the exact distance to "

@@ -13,14 +13,15 @@
 # limitations under the License.
 
 """
-Exact signed distances of many points to one convex piece.
+Exact signed distances of many points to one convex piece, and sensor clouds searched in grids.
 
 A point is a convex set, so its distance to a piece is exact without sampling the piece. A
 polytope piece (the hull of its vertices, swept by ``radius``) is described by the triangles of
 its hull boundary and, when it is solid, the outward planes of those triangles:
 
 - outside the hull, the distance is the smallest point-triangle distance over the boundary
-  (Ericson, Real-Time Collision Detection 5.1.5);
+  (Ericson, Real-Time Collision Detection 5.1.5); a triangle whose bounding sphere is farther
+  than the best triangle so far is skipped;
 - inside a solid hull, it is minus the distance to the nearest face plane (the interior of a
   convex polytope is the intersection of its face half-spaces);
 - a flat, segment or point hull has no inside: its triangles are the fan of the polygon, or
@@ -28,6 +29,13 @@ its hull boundary and, when it is solid, the outward planes of those triangles:
 
 A cylinder uses its radial and axial gaps. The sweep radius is subtracted last (the distance to
 a Minkowski sum with a ball). Signs follow the core: > 0 apart, < 0 inside.
+
+A sensor cloud (``CloudGatherer``, ``PointGrid``) is gathered in one pass over its coordinates
+and bucketed by a counting sort; the self-filter and the nearest-point search visit only the
+cells near a piece, bounded by the piece's box, its face planes and (for the self-filter) a
+distance field of the piece whose values are exact at cell centres: the signed distance is
+1-Lipschitz, so a field value decides a point unless it lies within half a cell diagonal of
+the padding, and those points are measured exactly. Every answer equals measuring every point.
 """
 
 import math
@@ -37,13 +45,21 @@ import numpy as np
 from ._jit import njit
 from .triangles import _point_triangle_squared
 
-__all__ = ['PointDistanceShape', 'PointGrid', 'points_in_ball']
+__all__ = ['CloudGatherer', 'PointDistanceShape', 'PointGrid']
 
 # Relative size below which a hull has no extent along a principal axis.
 _FLAT_TOLERANCE = 1e-9
 # Relative gap between the face-plane lower bound and the face's distance under which they are
 # the same distance (rounding of the two formulas).
 _AGREEMENT = 1e-12
+# Cube-map bins per face edge, and face planes per bin, of ``facing_planes``.
+_MAP_BINS = 6
+_MAP_PLANES = 8
+# Most cells of a piece's distance field (8 bytes each); its edge follows from the piece size.
+_FIELD_CELLS = 32768
+# Added to the Lipschitz bound of a cell (relative and absolute): the rounding of a value and
+# of the binning (coordinates in metres, their rounding far below this).
+_FIELD_ROUNDING = 1e-9
 
 
 class PointDistanceShape:
@@ -72,8 +88,11 @@ class PointDistanceShape:
             vertices = np.asarray(shape.vertices, np.float64)
             self.triangles, self.planes = hull_boundary(vertices)
             low, high = vertices.min(axis=0), vertices.max(axis=0)
+        self.spheres = triangle_spheres(self.triangles)
+        self.plane_map = facing_planes(self.planes, _MAP_BINS, _MAP_PLANES)
         # The piece's box in its own frame (the sweep included): a cheap lower bound.
         self.box = np.ascontiguousarray(np.stack([low - self.radius, high + self.radius]))
+        self._field = None
 
     def signed_distances(self, points, pose, indices=None):
         """
@@ -99,30 +118,10 @@ class PointDistanceShape:
         indices = np.ascontiguousarray(indices, dtype=np.int64)
         out = np.empty(indices.shape[0])
         pose = np.ascontiguousarray(pose, dtype=np.float64)
-        point_shape_distances(points, indices, pose, self.triangles, self.planes,
+        point_shape_distances(points, indices, pose, self.triangles, self.spheres, self.planes,
                               self.radius, self.cylinder[0], self.cylinder[1],
                               self.is_cylinder, out)
         return out
-
-    def nearest(self, points, pose, indices, best=np.inf, best_index=-1):
-        """
-        Return (distance, index) of the point of ``points[indices]`` nearest to the piece.
-
-        Exact: candidates are visited in increasing order of their distance to the piece's box
-        (a lower bound), and each face plane bounds the distance from below before the
-        boundary triangles are measured; ``best`` (with ``best_index``) is a known distance.
-        """
-        points = np.ascontiguousarray(points, dtype=np.float64)
-        indices = np.ascontiguousarray(indices, dtype=np.int64)
-        pose = np.ascontiguousarray(pose, dtype=np.float64)
-        bounds = np.empty(indices.shape[0])
-        box_distances(points, indices, pose, self.box, bounds)
-        order = indices[np.argsort(bounds, kind='stable')]
-        bounds.sort()
-        result = np.array([best, float(best_index)])
-        nearest_in_order(points, order, bounds, pose, self.triangles, self.planes, self.radius,
-                         self.cylinder[0], self.cylinder[1], self.is_cylinder, result)
-        return float(result[0]), int(result[1])
 
     def within(self, points, pose, indices, padding):
         """Return the mask of ``points[indices]`` at most ``padding`` from the piece."""
@@ -130,67 +129,227 @@ class PointDistanceShape:
         indices = np.ascontiguousarray(indices, dtype=np.int64)
         out = np.empty(indices.shape[0], dtype=np.bool_)
         within_distance(points, indices, np.ascontiguousarray(pose, dtype=np.float64),
-                        self.triangles, self.planes, self.radius, self.cylinder[0],
-                        self.cylinder[1], self.is_cylinder, padding, out)
+                        self.triangles, self.spheres, self.planes, self.radius,
+                        self.cylinder[0], self.cylinder[1], self.is_cylinder, padding, out)
         return out
+
+    def field(self, reach):
+        """
+        Return the piece's distance field over its box grown by at least ``reach``.
+
+        A tuple (low corner (3,), cell edge, cell counts (3,) int64, values) in the piece
+        frame: ``values[i + nx * (j + ny * k)]`` is the exact signed distance at the centre of
+        cell (i, j, k). Built once (and again for a larger reach).
+        """
+        if self._field is None or self._field[0] < reach:
+            self._field = (reach,) + self._build_field(reach)
+        return self._field[1:]
+
+    def _build_field(self, reach):
+        extent = self.box[1] - self.box[0] + 2.0 * reach
+        edge = max(float(np.prod(extent)) / _FIELD_CELLS, 1e-300) ** (1.0 / 3.0)
+        edge = max(edge, float(extent.max()) / 1024.0)
+        dims = np.ceil(extent / edge).astype(np.int64) + 1
+        low = self.box[0] - reach
+        axes = [low[axis] + (np.arange(dims[axis]) + 0.5) * edge for axis in range(3)]
+        z, y, x = np.meshgrid(axes[2], axes[1], axes[0], indexing='ij')
+        centres = np.ascontiguousarray(np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1))
+        values = self.signed_distances(centres, np.eye(4))
+        return np.ascontiguousarray(low), float(edge), dims, values
+
+
+def facing_planes(planes, bins, count):
+    """
+    Return the ``count`` face planes most facing each bin of a cube map, (6 bins^2, count).
+
+    A direction from the piece's centre falls in one bin (``_direction_bin``); the largest
+    value of a subset of the face planes is a lower bound of the distance like that of all of
+    them (each face plane supports the hull), and the planes facing the point make it tight.
+    Empty for a hull without inside.
+    """
+    if planes.shape[0] == 0:
+        return np.zeros((0, count), dtype=np.int64)
+    middles = (np.arange(bins) + 0.5) / bins * 2.0 - 1.0
+    u, v = np.meshgrid(middles, middles, indexing='ij')
+    directions = []
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            direction = np.zeros((bins * bins, 3))
+            direction[:, axis] = sign
+            direction[:, (axis + 1) % 3], direction[:, (axis + 2) % 3] = u.ravel(), v.ravel()
+            directions.append(direction)
+    directions = np.concatenate(directions)
+    facing = directions @ planes[:, :3].T
+    count = min(count, planes.shape[0])
+    return np.ascontiguousarray(np.argsort(-facing, axis=1)[:, :count].astype(np.int64))
+
+
+def triangle_spheres(triangles):
+    """Bounding sphere (centre, radius) of each triangle, (t, 4): centroid and farthest corner."""
+    if triangles.shape[0] == 0:
+        return np.zeros((0, 4))
+    centres = triangles.mean(axis=1)
+    radii = np.sqrt(((triangles - centres[:, None, :]) ** 2).sum(axis=2)).max(axis=1)
+    # Grown by a rounding margin, so that skipping a triangle never skips the nearest one.
+    return np.ascontiguousarray(np.c_[centres, radii * (1.0 + 1e-12) + 1e-15])
 
 
 class PointGrid:
     """
     A point set bucketed in a uniform grid of cubic cells, for exact nearest-point searches.
 
+    The grid is a counting sort of the points by cell (``order``, ``starts``): building it is
+    two passes over the points. Points can be dropped from it (``remove_near``, the
+    self-filter) without rebuilding; ``points`` keeps every point, ``order`` the kept ones.
+
     Parameters
     ----------
     points : (n, 3) float
-        Finite points (n >= 1).
+        Finite points (n may be 0).
     cell : float
         Preferred cell edge; enlarged so that the grid has at most ``max_cells`` cells.
     max_cells : int
-        Bound of the grid's memory (two int64 per cell).
+        Bound of the grid's memory (one int64 per cell).
+
+    Attributes
+    ----------
+    work : (3,) int64
+        Machine-independent work so far: cells visited, points bounded, points measured
+        exactly (triangles or face planes).
 
     """
 
     def __init__(self, points, cell=0.05, max_cells=2_000_000):
-        self.points = np.ascontiguousarray(points, dtype=np.float64)
-        low = self.points.min(axis=0)
-        span = self.points.max(axis=0) - low
+        self.points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
+        count = self.points.shape[0]
+        bounds = np.zeros((2, 3))
+        if count:
+            point_bounds(self.points, bounds)
+        low, span = bounds[0], bounds[1] - bounds[0]
         edge = max(float(cell), float(np.prod(span + cell)) ** (1.0 / 3.0)
                    / max_cells ** (1.0 / 3.0))
-        dims = (span // edge).astype(np.int64) + 1
+        dims = np.floor(span / edge).astype(np.int64) + 1
         while int(np.prod(dims)) > max_cells:  # rounding: one more step is always enough
             edge *= 1.01
-            dims = (span // edge).astype(np.int64) + 1
-        cells = ((self.points - low) // edge).astype(np.int64)
-        np.minimum(cells, dims - 1, out=cells)
-        ids = cells[:, 0] + dims[0] * (cells[:, 1] + dims[1] * cells[:, 2])
-        self.order = np.argsort(ids, kind='stable').astype(np.int64)
-        counts = np.bincount(ids, minlength=int(np.prod(dims)))
-        self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            dims = np.floor(span / edge).astype(np.int64) + 1
         self.low, self.edge, self.dims = low, edge, dims
+        self.starts = np.zeros(int(np.prod(dims)) + 1, dtype=np.int64)
+        self.order = np.empty(count, dtype=np.int64)
+        bin_points(self.points, low, edge, dims, np.empty(count, dtype=np.int64), self.starts,
+                   self.order)
+        self.kept_mask = np.ones(count, dtype=np.bool_)
+        self.work = np.zeros(3, dtype=np.int64)
+        self._blocks = np.zeros((2, 3, 2), dtype=np.int64)
 
-    def nearest(self, shape, pose, hint=None, samples=32):
+    def __len__(self):
+        """Return how many points are kept."""
+        return int(self.order.shape[0])
+
+    def kept(self):
+        """Return the kept points, (k, 3), in cell order."""
+        return self.points[self.order]
+
+    def remove_near(self, pieces, padding):
+        """
+        Drop the points at most ``padding`` from any piece (the self-filter); return how many.
+
+        Only the cells that overlap a piece's box grown by ``padding`` are visited; a point
+        is decided by the piece's distance field, or measured exactly when the field cannot
+        tell (within half a field cell of the padding).
+
+        Parameters
+        ----------
+        pieces : iterable of (PointDistanceShape, (4, 4) float)
+            The pieces and their piece-to-world poses.
+        padding : float
+            Metres (>= 0).
+
+        """
+        removed = np.zeros(self.points.shape[0], dtype=np.bool_)
+        for shape, pose in pieces:
+            field_low, field_edge, field_dims, field_values = shape.field(padding)
+            grid_mark_within(self.points, self.order, self.starts, self.low, self.edge,
+                             self.dims, np.ascontiguousarray(pose, dtype=np.float64),
+                             shape.box, shape.triangles, shape.spheres, shape.planes,
+                             shape.radius, shape.cylinder[0], shape.cylinder[1],
+                             shape.is_cylinder, float(padding), field_low, field_edge,
+                             field_dims, field_values, removed, self.work, self._blocks[0])
+        order = np.empty(self.order.shape[0], dtype=np.int64)
+        kept = drop_marked(self.order, self.starts, removed, order)
+        dropped = self.order.shape[0] - kept
+        self.kept_mask &= ~removed
+        self.order = order[:kept]
+        return int(dropped)
+
+    def nearest(self, shape, pose, hint=None):
         """
         Return (distance, index) of the point nearest to a ``PointDistanceShape`` at ``pose``.
 
-        Exact. A few points (``hint``, e.g. the last answer, and an even sample) give a first
-        bound; then only the cells within that bound plus the piece's bounding radius of its
-        centre are visited, a cell is skipped when its distance to the piece's box exceeds the
-        best distance so far, and each point is bounded by the box and the face planes before
-        its boundary triangles are measured.
+        Exact; (inf, -1) when the grid holds no point. ``hint`` (a point index, e.g. the last
+        answer) gives a first bound. The cells are searched in growing blocks around the
+        piece's box, a cell is skipped when its distance to the box exceeds the best distance
+        so far, and each point is bounded by the box and the face planes before its boundary
+        triangles are measured; the search stops once the block reaches farther than the
+        best distance.
         """
-        points = self.points
-        first = np.unique(np.linspace(0, len(points) - 1, samples).astype(np.int64))
-        if hint is not None:
-            first = np.append(first, np.int64(hint))
-        distances = shape.signed_distances(points, pose, first)
-        best = int(np.argmin(distances))
-        result = np.array([distances[best], float(first[best])])
-        centre = pose[:3, :3] @ shape.center + pose[:3, 3]
-        grid_nearest(points, self.order, self.starts, self.low, self.edge, self.dims,
-                     np.ascontiguousarray(pose, dtype=np.float64), shape.box, centre,
-                     shape.bound, shape.triangles, shape.planes, shape.radius,
-                     shape.cylinder[0], shape.cylinder[1], shape.is_cylinder, result)
+        pose = np.ascontiguousarray(pose, dtype=np.float64)
+        result = np.array([np.inf, -1.0])
+        if hint is not None and 0 <= hint < self.points.shape[0] and self.kept_mask[hint]:
+            result[0] = shape.signed_distances(self.points, pose,
+                                               np.array([hint], dtype=np.int64))[0]
+            result[1] = float(hint)
+        grid_nearest(self.points, self.order, self.starts, self.low, self.edge, self.dims,
+                     pose, shape.box, shape.triangles, shape.spheres, shape.planes,
+                     shape.radius, shape.cylinder[0], shape.cylinder[1], shape.is_cylinder,
+                     shape.center, shape.plane_map, result, self.work, self._blocks)
         return float(result[0]), int(result[1])
+
+
+class CloudGatherer:
+    """
+    One pass over a sensor cloud's coordinates: skip, limit, place, downsample.
+
+    Keeps the voxel table between clouds (a source processes one cloud at a time), so a cloud
+    costs no table allocation: a slot belongs to the current cloud when its stamp is the
+    cloud's generation.
+    """
+
+    def __init__(self):
+        self._keys = np.zeros((0, 3), dtype=np.int64)
+        self._stamps = np.zeros(0, dtype=np.int64)
+        self._generation = 0
+
+    def gather(self, xs, ys, zs, transform, ranges, heights, voxel=0.0):
+        """
+        Return the kept points in the target frame, (k, 3) float64; non-finite ones skipped.
+
+        Parameters
+        ----------
+        xs, ys, zs : (n,) float32 or float64
+            The coordinates in the sensor frame (strided views of the message are fine).
+        transform : (4, 4) float
+            Target <- sensor.
+        ranges : (float, float)
+            Points whose distance from the sensor is outside [min, max] are skipped.
+        heights : (float, float)
+            Points whose target-frame z is outside [min, max] are skipped.
+        voxel : float
+            Edge of the downsampling voxels in the target frame (0: none); the first point of
+            each occupied voxel is kept (a real point, so distances never shrink).
+
+        """
+        count = xs.shape[0]
+        if voxel > 0.0 and self._stamps.shape[0] < 2 * count:
+            size = 1 << max(int(2 * count - 1).bit_length(), 4)
+            self._keys = np.zeros((size, 3), dtype=np.int64)
+            self._stamps = np.zeros(size, dtype=np.int64)
+        self._generation += 1
+        out = np.empty((count, 3))
+        limits = np.array([ranges[0], ranges[1], heights[0], heights[1]], dtype=np.float64)
+        kept = gather_cloud(xs, ys, zs, np.ascontiguousarray(transform, dtype=np.float64),
+                            limits, float(voxel), self._keys, self._stamps, self._generation,
+                            out)
+        return out[:kept]
 
 
 def hull_boundary(vertices):
@@ -231,14 +390,26 @@ def _polygon_fan(vertices, centre, axes):
         np.stack([np.repeat(ring[:1], len(ring) - 2, axis=0), ring[1:-1], ring[2:]], axis=1))
 
 
+# --- one point against one piece -----------------------------------------------------------------
+
 @njit
-def point_shape_distances(points, indices, pose, triangles, planes, radius, cylinder_radius,
-                          cylinder_half, is_cylinder, out):
+def point_shape_distances(points, indices, pose, triangles, spheres, planes, radius,
+                          cylinder_radius, cylinder_half, is_cylinder, out):
     """Write the signed distance of ``points[indices[k]]`` to the piece at ``pose`` to out[k]."""
     for k in range(indices.shape[0]):
         x, y, z = _local(points, indices[k], pose)
-        out[k] = _core_distance(x, y, z, triangles, planes, cylinder_radius, cylinder_half,
-                                is_cylinder) - radius
+        out[k] = _core_distance(x, y, z, triangles, spheres, planes, cylinder_radius,
+                                cylinder_half, is_cylinder) - radius
+
+
+@njit
+def within_distance(points, indices, pose, triangles, spheres, planes, radius, cylinder_radius,
+                    cylinder_half, is_cylinder, padding, out):
+    """Write whether ``points[indices[k]]`` is at most ``padding`` from the piece to out[k]."""
+    for k in range(indices.shape[0]):
+        x, y, z = _local(points, indices[k], pose)
+        out[k] = _within(x, y, z, triangles, spheres, planes, radius, cylinder_radius,
+                         cylinder_half, is_cylinder, padding)
 
 
 @njit
@@ -253,68 +424,121 @@ def _local(points, i, pose):
 
 
 @njit
-def box_distances(points, indices, pose, box, out):
-    """Write a lower bound of the distance of ``points[indices[k]]`` to the piece to out[k]."""
-    for k in range(indices.shape[0]):
-        x, y, z = _local(points, indices[k], pose)
-        gap = _box_gap(x, y, z, box)
-        out[k] = gap if gap > 0.0 else -np.inf  # inside the box: no bound
+def _plane_bound(x, y, z, planes, stop):
+    """
+    Largest face-plane value: minus the depth inside a solid hull, a lower bound outside.
 
-
-@njit
-def _plane_bound(x, y, z, planes):
-    """Largest face-plane value: minus the depth inside a solid hull, a lower bound outside."""
-    deepest = -np.inf
+    Returns (value, face) early, at the first plane whose value exceeds ``stop``.
+    """
+    deepest, face = -np.inf, -1
     for f in range(planes.shape[0]):
-        deepest = max(deepest, planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z
-                      + planes[f, 3])
-    return deepest
+        value = planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z + planes[f, 3]
+        if value > deepest:
+            deepest, face = value, f
+            if value > stop:
+                break
+    return deepest, face
 
 
 @njit
-def _core_distance(x, y, z, triangles, planes, cylinder_radius, cylinder_half, is_cylinder):
+def _core_distance(x, y, z, triangles, spheres, planes, cylinder_radius, cylinder_half,
+                   is_cylinder, bound=np.inf):
+    """
+    Distance of local (x, y, z) to the unswept piece: exact when below ``bound``.
+
+    At or above ``bound`` it is some value at least ``bound`` (a search only needs to know
+    that the point is not nearer); ``bound`` = inf is always exact.
+    """
     if is_cylinder:
         return _cylinder_distance(x, y, z, cylinder_radius, cylinder_half)
-    return _hull_distance(x, y, z, triangles, planes)
+    return _hull_distance(x, y, z, triangles, spheres, planes, bound)
 
 
 @njit
-def nearest_in_order(points, order, bounds, pose, triangles, planes, radius, cylinder_radius,
-                     cylinder_half, is_cylinder, result):
-    """
-    Nearest of ``points[order]``, visited by increasing lower bound ``bounds``.
-
-    ``result`` holds (best distance, best index) on entry and on return.
-    """
-    best, best_index = result[0], result[1]
-    solid = planes.shape[0] > 0
-    for k in range(order.shape[0]):
-        if bounds[k] >= best:
-            break  # every later point is at least as far
-        x, y, z = _local(points, order[k], pose)
-        if solid and _plane_bound(x, y, z, planes) - radius >= best:
-            continue
-        distance = _core_distance(x, y, z, triangles, planes, cylinder_radius, cylinder_half,
-                                  is_cylinder) - radius
-        if distance < best:
-            best, best_index = distance, order[k]
-    result[0], result[1] = best, best_index
+def _hull_distance(x, y, z, triangles, spheres, planes, bound):
+    deepest, face = _plane_bound(x, y, z, planes, bound)
+    if face >= 0 and (deepest <= 0.0 or deepest > bound):
+        return deepest  # inside: minus the distance to the nearest face plane
+    best = np.inf
+    if face >= 0:
+        # The most violated face plane bounds the distance from below, the distance to that
+        # face's triangle from above: when they agree (the nearest point lies inside that
+        # face, the usual case for a point near a link) the other triangles cannot be nearer.
+        best = _triangle_squared(x, y, z, triangles, face)
+        upper = np.sqrt(best)
+        if upper - deepest <= _AGREEMENT * max(upper, 1.0):
+            return upper
+    return np.sqrt(_nearest_triangle_squared(x, y, z, triangles, spheres, best, bound))
 
 
 @njit
-def within_distance(points, indices, pose, triangles, planes, radius, cylinder_radius,
-                    cylinder_half, is_cylinder, padding, out):
-    """Write whether ``points[indices[k]]`` is at most ``padding`` from the piece to out[k]."""
-    solid = planes.shape[0] > 0
-    for k in range(indices.shape[0]):
-        x, y, z = _local(points, indices[k], pose)
-        if solid:
-            bound = _plane_bound(x, y, z, planes)
-            if bound <= 0.0 or bound - radius > padding:
-                out[k] = bound - radius <= padding  # inside, or farther than a face allows
-                continue
-        out[k] = _core_distance(x, y, z, triangles, planes, cylinder_radius, cylinder_half,
-                                is_cylinder) - radius <= padding
+def _nearest_triangle_squared(x, y, z, triangles, spheres, best, bound):
+    """
+    Smallest squared point-triangle distance, starting from ``best`` (squared).
+
+    A triangle whose bounding sphere is farther than the best distance so far, or than
+    ``bound``, is skipped (strictly farther: a triangle at exactly that distance is measured).
+    """
+    reach = min(np.sqrt(best), bound)
+    for t in range(triangles.shape[0]):
+        dx, dy, dz = x - spheres[t, 0], y - spheres[t, 1], z - spheres[t, 2]
+        limit = spheres[t, 3] + reach
+        if dx * dx + dy * dy + dz * dz > limit * limit:
+            continue  # every point of the triangle is farther
+        squared = _triangle_squared(x, y, z, triangles, t)
+        if squared < best:
+            best = squared
+            reach = min(np.sqrt(best), bound)
+    return best
+
+
+@njit
+def _triangle_squared(x, y, z, triangles, t):
+    tri = triangles[t]
+    return _point_triangle_squared(x, y, z, tri[0, 0], tri[0, 1], tri[0, 2], tri[1, 0],
+                                   tri[1, 1], tri[1, 2], tri[2, 0], tri[2, 1], tri[2, 2])
+
+
+@njit
+def _within(x, y, z, triangles, spheres, planes, radius, cylinder_radius, cylinder_half,
+            is_cylinder, padding):
+    """Whether the signed distance of local (x, y, z) to the piece is at most ``padding``."""
+    return _core_distance(x, y, z, triangles, spheres, planes, cylinder_radius, cylinder_half,
+                          is_cylinder, padding + radius) - radius <= padding
+
+
+@njit
+def _direction_bin(x, y, z, centre, bins):
+    """Return the cube-map bin of the direction from ``centre`` to local (x, y, z), or -1."""
+    d = (x - centre[0], y - centre[1], z - centre[2])
+    axis = 0
+    if abs(d[1]) > abs(d[axis]):
+        axis = 1
+    if abs(d[2]) > abs(d[axis]):
+        axis = 2
+    major = abs(d[axis])
+    if not major > 0.0:
+        return -1
+    u = min(int((d[(axis + 1) % 3] / major + 1.0) * 0.5 * bins), bins - 1)
+    v = min(int((d[(axis + 2) % 3] / major + 1.0) * 0.5 * bins), bins - 1)
+    return ((2 * axis + (1 if d[axis] > 0.0 else 0)) * bins + max(u, 0)) * bins + max(v, 0)
+
+
+@njit
+def _facing_bound(x, y, z, centre, planes, plane_map):
+    """Return a lower bound of the distance: the largest value of the planes facing it."""
+    if plane_map.shape[0] == 0:
+        return -np.inf
+    bins = np.int64(np.sqrt(plane_map.shape[0] // 6) + 0.5)
+    where = _direction_bin(x, y, z, centre, bins)
+    if where < 0:
+        return -np.inf
+    bound = -np.inf
+    for k in range(plane_map.shape[1]):
+        f = plane_map[where, k]
+        bound = max(bound, planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z
+                    + planes[f, 3])
+    return bound
 
 
 @njit
@@ -326,103 +550,6 @@ def _box_gap(x, y, z, box):
 
 
 @njit
-def grid_nearest(points, order, starts, low, edge, dims, pose, box, centre, bound, triangles,
-                 planes, radius, cylinder_radius, cylinder_half, is_cylinder, result):
-    """
-    Nearest grid point to the piece; ``result`` is (best distance, index) in and out.
-
-    A point farther than best + bound from the piece's bounding centre is farther than best
-    from the piece; a cell whose centre is farther than best + half its diagonal from the
-    piece's box holds no point nearer than best.
-    """
-    best, best_index = result[0], result[1]
-    reach = best + bound
-    half_diagonal = 0.5 * np.sqrt(3.0) * edge
-    x0, x1 = _cell_range(centre[0], reach, low[0], edge, dims[0])
-    y0, y1 = _cell_range(centre[1], reach, low[1], edge, dims[1])
-    z0, z1 = _cell_range(centre[2], reach, low[2], edge, dims[2])
-    solid = planes.shape[0] > 0
-    for iz in range(z0, z1):
-        for iy in range(y0, y1):
-            for ix in range(x0, x1):
-                cell = ix + dims[0] * (iy + dims[1] * iz)
-                if starts[cell] == starts[cell + 1]:
-                    continue
-                cx = low[0] + (ix + 0.5) * edge - pose[0, 3]
-                cy = low[1] + (iy + 0.5) * edge - pose[1, 3]
-                cz = low[2] + (iz + 0.5) * edge - pose[2, 3]
-                lx = pose[0, 0] * cx + pose[1, 0] * cy + pose[2, 0] * cz
-                ly = pose[0, 1] * cx + pose[1, 1] * cy + pose[2, 1] * cz
-                lz = pose[0, 2] * cx + pose[1, 2] * cy + pose[2, 2] * cz
-                # Only a positive gap bounds the distance: inside the box it may be negative.
-                gap = _box_gap(lx, ly, lz, box) - half_diagonal
-                if gap > 0.0 and gap >= best:
-                    continue
-                for k in range(starts[cell], starts[cell + 1]):
-                    i = order[k]
-                    x, y, z = _local(points, i, pose)
-                    gap = _box_gap(x, y, z, box)
-                    if gap > 0.0 and gap >= best:
-                        continue
-                    if solid and _plane_bound(x, y, z, planes) - radius >= best:
-                        continue
-                    distance = _core_distance(x, y, z, triangles, planes, cylinder_radius,
-                                              cylinder_half, is_cylinder) - radius
-                    if distance < best:
-                        best, best_index = distance, i
-    result[0], result[1] = best, best_index
-
-
-@njit
-def _cell_range(centre, reach, low, edge, count):
-    """Cells [first, last) along one axis that overlap [centre - reach, centre + reach]."""
-    first = max(np.floor((centre - reach - low) / edge), 0.0)
-    last = min(np.floor((centre + reach - low) / edge) + 1.0, float(count))
-    return int(first), int(max(last, first))
-
-
-@njit
-def points_in_ball(points, cx, cy, cz, radius, out):
-    """Write the indices of the points within ``radius`` of c to ``out``; return how many."""
-    count = 0
-    limit = radius * radius
-    for i in range(points.shape[0]):
-        gap = (points[i, 0] - cx) ** 2 + (points[i, 1] - cy) ** 2 + (points[i, 2] - cz) ** 2
-        if gap <= limit:
-            out[count] = i
-            count += 1
-    return count
-
-
-@njit
-def _hull_distance(x, y, z, triangles, planes):
-    deepest, face = -np.inf, -1
-    for f in range(planes.shape[0]):
-        value = planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z + planes[f, 3]
-        if value > deepest:
-            deepest, face = value, f
-    if face >= 0 and deepest <= 0.0:
-        return deepest  # inside: minus the distance to the nearest face plane
-    if face >= 0:
-        # The most violated face plane bounds the distance from below, the distance to that
-        # face's triangle from above: when they agree (the nearest point lies inside that
-        # face, the usual case for a point near a link) the other triangles cannot be nearer.
-        tri = triangles[face]
-        upper = np.sqrt(_point_triangle_squared(x, y, z, tri[0, 0], tri[0, 1], tri[0, 2],
-                                                tri[1, 0], tri[1, 1], tri[1, 2], tri[2, 0],
-                                                tri[2, 1], tri[2, 2]))
-        if upper - deepest <= _AGREEMENT * max(upper, 1.0):
-            return upper
-    best = np.inf
-    for t in range(triangles.shape[0]):
-        tri = triangles[t]
-        best = min(best, _point_triangle_squared(x, y, z, tri[0, 0], tri[0, 1], tri[0, 2],
-                                                 tri[1, 0], tri[1, 1], tri[1, 2], tri[2, 0],
-                                                 tri[2, 1], tri[2, 2]))
-    return np.sqrt(best)
-
-
-@njit
 def _cylinder_distance(x, y, z, radius, half):
     radial = np.sqrt(x * x + y * y) - radius
     axial = abs(z) - half
@@ -430,3 +557,303 @@ def _cylinder_distance(x, y, z, radius, half):
         return max(radial, axial)
     radial, axial = max(radial, 0.0), max(axial, 0.0)
     return np.sqrt(radial * radial + axial * axial)
+
+
+# --- clouds --------------------------------------------------------------------------------------
+
+@njit
+def gather_cloud(xs, ys, zs, transform, limits, voxel, keys, stamps, generation, out):
+    """
+    Write the kept points of a cloud to ``out`` and return how many (see CloudGatherer).
+
+    ``limits`` is (min_range, max_range, min_height, max_height); ``keys``/``stamps`` are the
+    voxel table (a power of two of slots, at least twice the points) when ``voxel`` > 0.
+    """
+    kept = 0
+    mask = stamps.shape[0] - 1
+    for i in range(xs.shape[0]):
+        x, y, z = np.float64(xs[i]), np.float64(ys[i]), np.float64(zs[i])
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+            continue
+        reach = np.sqrt(x * x + y * y + z * z)
+        if reach < limits[0] or reach > limits[1]:
+            continue
+        wz = transform[2, 0] * x + transform[2, 1] * y + transform[2, 2] * z + transform[2, 3]
+        if wz < limits[2] or wz > limits[3]:
+            continue
+        wx = transform[0, 0] * x + transform[0, 1] * y + transform[0, 2] * z + transform[0, 3]
+        wy = transform[1, 0] * x + transform[1, 1] * y + transform[1, 2] * z + transform[1, 3]
+        if voxel > 0.0 and not _first_in_voxel(wx, wy, wz, voxel, keys, stamps, generation,
+                                               mask):
+            continue
+        out[kept, 0], out[kept, 1], out[kept, 2] = wx, wy, wz
+        kept += 1
+    return kept
+
+
+# Voxel indices are clamped to this magnitude (2^52: still exact in float64) so that a point
+# absurdly far away cannot overflow the integer conversion.
+_VOXEL_CLAMP = 4503599627370496.0
+
+
+@njit
+def _first_in_voxel(x, y, z, voxel, keys, stamps, generation, mask):
+    """Claim the voxel of (x, y, z) in the open-addressing table; False if already taken."""
+    ix = np.int64(min(max(np.floor(x / voxel), -_VOXEL_CLAMP), _VOXEL_CLAMP))
+    iy = np.int64(min(max(np.floor(y / voxel), -_VOXEL_CLAMP), _VOXEL_CLAMP))
+    iz = np.int64(min(max(np.floor(z / voxel), -_VOXEL_CLAMP), _VOXEL_CLAMP))
+    # Spatial hash of Teschner et al. 2003 (three large primes), linear probing.
+    slot = ((ix * 73856093) ^ (iy * 19349663) ^ (iz * 83492791)) & mask
+    while stamps[slot] == generation:
+        if keys[slot, 0] == ix and keys[slot, 1] == iy and keys[slot, 2] == iz:
+            return False
+        slot = (slot + 1) & mask
+    stamps[slot] = generation
+    keys[slot, 0], keys[slot, 1], keys[slot, 2] = ix, iy, iz
+    return True
+
+
+@njit
+def _cell_of(points, i, low, edge, dims, axis):
+    return min(max(np.int64(np.floor((points[i, axis] - low[axis]) / edge)), 0),
+               dims[axis] - 1)
+
+
+@njit
+def bin_points(points, low, edge, dims, cells, starts, order):
+    """Sort the points by cell (counting sort): ``order[starts[c]:starts[c + 1]]`` is c."""
+    for i in range(points.shape[0]):
+        cell = _cell_of(points, i, low, edge, dims, 0) + dims[0] * (
+            _cell_of(points, i, low, edge, dims, 1) + dims[1]
+            * _cell_of(points, i, low, edge, dims, 2))
+        cells[i] = cell
+        starts[cell + 1] += 1
+    for cell in range(starts.shape[0] - 1):
+        starts[cell + 1] += starts[cell]
+    for i in range(points.shape[0]):
+        cell = cells[i]
+        order[starts[cell]] = i
+        starts[cell] += 1
+    # The scatter advanced every start to the next cell's: shift back.
+    for cell in range(starts.shape[0] - 1, 0, -1):
+        starts[cell] = starts[cell - 1]
+    starts[0] = 0
+
+
+@njit
+def drop_marked(order, starts, removed, out):
+    """Write ``order`` without the removed points to ``out``, fix ``starts``; return how many."""
+    kept = 0
+    begin = starts[0]
+    for cell in range(starts.shape[0] - 1):
+        end = starts[cell + 1]
+        starts[cell] = kept
+        for k in range(begin, end):
+            if not removed[order[k]]:
+                out[kept] = order[k]
+                kept += 1
+        begin = end
+    starts[starts.shape[0] - 1] = kept
+    return kept
+
+
+@njit
+def _box_block(pose, box, margin, low, edge, dims, block):
+    """
+    Cells [first, last) per axis of the world-aligned box around the piece's box + margin.
+
+    The world box of an oriented box has the half extents sum_j |R_ij| h_j.
+    """
+    for axis in range(3):
+        centre = pose[axis, 3]
+        half = 0.0
+        for j in range(3):
+            middle = 0.5 * (box[0, j] + box[1, j])
+            centre += pose[axis, j] * middle
+            half += abs(pose[axis, j]) * 0.5 * (box[1, j] - box[0, j])
+        first = max(np.floor((centre - half - margin - low[axis]) / edge), 0.0)
+        last = min(np.floor((centre + half + margin - low[axis]) / edge) + 1.0,
+                   float(dims[axis]))
+        block[axis, 0] = np.int64(first)
+        block[axis, 1] = np.int64(max(last, first))
+
+
+@njit
+def _inside_block(ix, iy, iz, block):
+    return block[0, 0] <= ix < block[0, 1] and block[1, 0] <= iy < block[1, 1] and \
+        block[2, 0] <= iz < block[2, 1]
+
+
+@njit
+def _cell_centre(ix, iy, iz, low, edge, pose):
+    """Return the centre of a grid cell in the piece frame."""
+    cx = low[0] + (ix + 0.5) * edge - pose[0, 3]
+    cy = low[1] + (iy + 0.5) * edge - pose[1, 3]
+    cz = low[2] + (iz + 0.5) * edge - pose[2, 3]
+    return (pose[0, 0] * cx + pose[1, 0] * cy + pose[2, 0] * cz,
+            pose[0, 1] * cx + pose[1, 1] * cy + pose[2, 1] * cz,
+            pose[0, 2] * cx + pose[1, 2] * cy + pose[2, 2] * cz)
+
+
+@njit
+def _cell_reach(edge):
+    """
+    How far a point binned into a cell may be from its centre: half the diagonal.
+
+    Grown for the rounding of the binning (a point may land an ulp outside its cell).
+    """
+    return 0.5 * np.sqrt(3.0) * edge * (1.0 + _FIELD_ROUNDING) + _FIELD_ROUNDING
+
+
+@njit
+def point_bounds(points, bounds):
+    """Write the smallest and largest coordinates of the points to bounds[0] and bounds[1]."""
+    for axis in range(3):
+        bounds[0, axis], bounds[1, axis] = np.inf, -np.inf
+    for i in range(points.shape[0]):
+        for axis in range(3):
+            bounds[0, axis] = min(bounds[0, axis], points[i, axis])
+            bounds[1, axis] = max(bounds[1, axis], points[i, axis])
+
+
+@njit
+def grid_nearest(points, order, starts, low, edge, dims, pose, box, triangles, spheres, planes,
+                 radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, result,
+                 work, blocks):
+    """
+    Nearest grid point to the piece; ``result`` is (best distance, index) in and out.
+
+    Blocks of cells around the piece's world box grow (one cell, then four times wider each
+    time); a block reaching ``margin`` beyond the box holds every point within ``margin`` of
+    the piece (the piece lies in its box), so the search ends once best <= margin or the
+    block covers the grid. Each block skips the cells of the one before (``blocks``: (2, 3, 2)
+    int64 scratch).
+    """
+    block, inner = blocks[0], blocks[1]
+    for axis in range(3):
+        inner[axis, 0] = inner[axis, 1] = 0
+    margin = edge
+    while True:
+        _box_block(pose, box, min(margin, result[0]), low, edge, dims, block)
+        _search_block(points, order, starts, low, edge, dims, pose, box, triangles, spheres,
+                      planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
+                      plane_map, block, inner, result, work)
+        whole = block[0, 0] == 0 and block[1, 0] == 0 and block[2, 0] == 0 and \
+            block[0, 1] == dims[0] and block[1, 1] == dims[1] and block[2, 1] == dims[2]
+        if result[0] <= margin or whole:
+            return
+        for axis in range(3):
+            inner[axis, 0], inner[axis, 1] = block[axis, 0], block[axis, 1]
+        margin *= 4.0
+
+
+@njit
+def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, spheres, planes,
+                  radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, block,
+                  inner, result, work):
+    best, best_index = result[0], result[1]
+    reach = _cell_reach(edge)
+    for iz in range(block[2, 0], block[2, 1]):
+        for iy in range(block[1, 0], block[1, 1]):
+            for ix in range(block[0, 0], block[0, 1]):
+                if _inside_block(ix, iy, iz, inner):
+                    continue
+                cell = ix + dims[0] * (iy + dims[1] * iz)
+                if starts[cell] == starts[cell + 1]:
+                    continue
+                work[0] += 1
+                # Every point of the cell is within ``reach`` of its centre, and distances
+                # are 1-Lipschitz: the centre's box gap, then its exact distance, bound them.
+                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
+                gap = _box_gap(cx, cy, cz, box) - reach
+                if gap > 0.0 and gap >= best:
+                    continue
+                if _facing_bound(cx, cy, cz, centre, planes, plane_map) - radius - reach \
+                        >= best:
+                    continue
+                centre_distance = _core_distance(cx, cy, cz, triangles, spheres, planes,
+                                                 cylinder_radius, cylinder_half, is_cylinder,
+                                                 best + radius + reach) - radius
+                if centre_distance - reach >= best:
+                    continue
+                # A point within ``spare`` of the centre is no nearer than best.
+                spare = max((centre_distance - best - _FIELD_ROUNDING)
+                            / (1.0 + _FIELD_ROUNDING), 0.0)
+                wx = low[0] + (ix + 0.5) * edge
+                wy = low[1] + (iy + 0.5) * edge
+                wz = low[2] + (iz + 0.5) * edge
+                for k in range(starts[cell], starts[cell + 1]):
+                    i = order[k]
+                    work[1] += 1
+                    dx, dy, dz = points[i, 0] - wx, points[i, 1] - wy, points[i, 2] - wz
+                    if dx * dx + dy * dy + dz * dz <= spare * spare:
+                        continue
+                    x, y, z = _local(points, i, pose)
+                    gap = _box_gap(x, y, z, box)
+                    if gap > 0.0 and gap >= best:
+                        continue
+                    if _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best:
+                        continue
+                    work[2] += 1
+                    distance = _core_distance(x, y, z, triangles, spheres, planes,
+                                              cylinder_radius, cylinder_half, is_cylinder,
+                                              best + radius) - radius
+                    if distance < best:
+                        best, best_index = distance, i
+    result[0], result[1] = best, best_index
+
+
+@njit
+def grid_mark_within(points, order, starts, low, edge, dims, pose, box, triangles, spheres,
+                     planes, radius, cylinder_radius, cylinder_half, is_cylinder, padding,
+                     field_low, field_edge, field_dims, field_values, removed, work, block):
+    """
+    Mark the grid points at most ``padding`` from the piece (only cells near its box).
+
+    The field value at the centre of a point's field cell is within ``slack`` of the point's
+    distance (1-Lipschitz); only a point the field cannot decide is measured exactly.
+    """
+    slack = _cell_reach(field_edge)
+    reach = _cell_reach(edge)
+    _box_block(pose, box, padding, low, edge, dims, block)
+    for iz in range(block[2, 0], block[2, 1]):
+        for iy in range(block[1, 0], block[1, 1]):
+            for ix in range(block[0, 0], block[0, 1]):
+                cell = ix + dims[0] * (iy + dims[1] * iz)
+                if starts[cell] == starts[cell + 1]:
+                    continue
+                work[0] += 1
+                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
+                if _box_gap(cx, cy, cz, box) - reach > padding or \
+                        _field_value(cx, cy, cz, field_low, field_edge, field_dims,
+                                     field_values) - slack - reach > padding:
+                    continue  # no point of the cell is that near (NaN: not decided)
+                for k in range(starts[cell], starts[cell + 1]):
+                    i = order[k]
+                    if removed[i]:
+                        continue
+                    x, y, z = _local(points, i, pose)
+                    work[1] += 1
+                    if _box_gap(x, y, z, box) > padding:
+                        continue
+                    value = _field_value(x, y, z, field_low, field_edge, field_dims,
+                                         field_values)
+                    if value - slack > padding:
+                        continue
+                    if value + slack <= padding:
+                        removed[i] = True
+                        continue
+                    work[2] += 1
+                    removed[i] = _within(x, y, z, triangles, spheres, planes, radius,
+                                         cylinder_radius, cylinder_half, is_cylinder, padding)
+
+
+@njit
+def _field_value(x, y, z, low, edge, dims, values):
+    """Return the field value of the cell holding local (x, y, z); NaN outside the field."""
+    i = np.floor((x - low[0]) / edge)
+    j = np.floor((y - low[1]) / edge)
+    k = np.floor((z - low[2]) / edge)
+    if i < 0.0 or j < 0.0 or k < 0.0 or i >= dims[0] or j >= dims[1] or k >= dims[2]:
+        return np.nan  # neither comparison holds: measured exactly
+    return values[np.int64(i) + dims[0] * (np.int64(j) + dims[1] * np.int64(k))]

@@ -111,17 +111,27 @@ def _warm_planning():
 
 
 def _warm_points():
-    """Compile the point distance kernels (observation sources)."""
-    from .points import PointDistanceShape, PointGrid, points_in_ball
-    points = np.random.default_rng(0).normal(size=(16, 3))
+    """Compile the point distance kernels (observation sources), every cloud layout."""
+    from .points import CloudGatherer, PointDistanceShape, PointGrid
+    rng = np.random.default_rng(0)
+    points = rng.normal(size=(16, 3))
     everything = np.arange(16, dtype=np.int64)
+    gatherer = CloudGatherer()
+    for dtype in ('<f4', '<f8'):
+        # Strided columns of a packed record, as a PointCloud2's bytes give them.
+        record = np.zeros(16, dtype=[('x', dtype), ('y', dtype), ('z', dtype), ('i', '<f4')])
+        for voxel in (0.0, 0.1):
+            gatherer.gather(record['x'], record['y'], record['z'], np.eye(4), (0.0, np.inf),
+                            (-np.inf, np.inf), voxel)
+    # Contiguous float64 columns: a laser scan's, and an empty cloud's.
+    gatherer.gather(*points.T.copy(), np.eye(4), (0.0, np.inf), (-np.inf, np.inf), 0.0)
     for body in _bodies():
         shape = PointDistanceShape(body)
         shape.signed_distances(points, np.eye(4))
-        shape.nearest(points, np.eye(4), everything)
         shape.within(points, np.eye(4), everything, 0.01)
-        PointGrid(points).nearest(shape, np.eye(4), hint=0)
-    points_in_ball(points, 0.0, 0.0, 0.0, 1.0, np.empty(16, dtype=np.int64))
+        grid = PointGrid(points)
+        grid.nearest(shape, np.eye(4), hint=0)
+        grid.remove_near([(shape, np.eye(4))], 0.01)
 
 
 _WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,

@@ -291,8 +291,8 @@ def node_command(rate_hz, parameters=()):
 
 
 def scene_command(rate_hz, collision_objects=False):
-    """Return the command line that starts the demo scene publisher."""
-    return [sys.executable, '-m', 'gjk_ros.demo.scene', '--rate-hz', str(float(rate_hz)),
+    """Return the command line that starts the demo scene publisher (with its depth camera)."""
+    return [sys.executable, '-m', 'gjk_ros.demo.depth_camera', '--rate-hz', str(float(rate_hz)),
             '--obstacle-topic', f'/{NODE_NAME}/obstacles'] + (
                 ['--collision-objects'] if collision_objects else [])
 
@@ -559,12 +559,14 @@ def _run(options, out):
     print(f"gjk-ros demo: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}, "
           f'node and scene output in {log_dir}', file=out, flush=True)
     history, snapshot = PairHistory(), SceneSnapshot()
+    from gjk_ros.demo.depth_camera import DEPTH_CAMERA_PARAMETERS
     children = {}
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         scene_input = ['planning_scene:=true'] if options.collision_objects else []
-        children['node'] = start_child(node_command(options.rate_hz, scene_input),
-                                       logs['node'])
+        children['node'] = start_child(
+            node_command(options.rate_hz, list(DEPTH_CAMERA_PARAMETERS) + scene_input),
+            logs['node'])
         children['scene'] = start_child(
             scene_command(options.rate_hz, options.collision_objects), logs['scene'])
         status = _monitor(options, history, snapshot, children, logs, out)

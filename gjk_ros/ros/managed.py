@@ -37,9 +37,6 @@ __all__ = ['check_combination', 'OwnedEntities', 'PAUSED_REASON', 'run_transitio
 # The readiness reason while paused: ~/safety_detail names the service that paused it.
 PAUSED_REASON = 'paused by ~/toggle'
 
-# Parameters read once, at start-up; a change at run time is refused with the reason.
-START_UP_ONLY = ('autostart',)
-
 
 class OwnedEntities:
     """
@@ -120,18 +117,13 @@ def check_combination(current_config):
     """
     Return an on-set-parameters callback for what one value alone cannot tell.
 
-    It refuses run-time changes of START_UP_ONLY and a speed-scaling combination that cannot
-    work (``ScalingSettings.problem``: stop_distance must stay below slowdown_distance), judged
-    on the current values with the requested ones applied. ``current_config()`` gives the
-    node's ``Config``.
+    It refuses a speed-scaling combination that cannot work (``ScalingSettings.problem``:
+    stop_distance must stay below slowdown_distance), judged on the current values with the
+    requested ones applied. ``current_config()`` gives the node's ``Config``.
     """
     def check(parameters):
         config = current_config()
         requested = {parameter.name: parameter.value for parameter in parameters}
-        for name in START_UP_ONLY:
-            if name in requested and requested[name] != getattr(config, name):
-                return SetParametersResult(
-                    successful=False, reason='%s: read at start-up: restart the node' % name)
         if requested.keys() & set(_SCALING_PARAMETERS):
             problem = scaling_settings(config, requested).problem()
             if problem is not None:

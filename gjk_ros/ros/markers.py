@@ -46,7 +46,7 @@ from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['distance_colour', 'HULL_COLOURS', 'hull_state', 'LABEL_NAMESPACE', 'LINK',
-           'MarkerBuilder', 'matrix_to_quaternion', 'OBSTACLE', 'PieceView',
+           'MarkerBuilder', 'matrix_to_quaternion', 'OBSTACLE', 'PieceView', 'POINT_RADIUS',
            'SEGMENT_NAMESPACE', 'shape_triangles', 'witness_segments']
 
 # Body kinds, the values of gjk_ros.ros.bodies.LINK and OBSTACLE.
@@ -71,6 +71,9 @@ _MEASURED = (PairStatus.VALID, PairStatus.APPROXIMATE)
 
 # Points and segments have no surface: they are drawn swept by this radius (m).
 THIN_RADIUS = 0.004
+# A single point (the nearest point of a sensor cloud to a link) is drawn as a ball of this
+# radius (m), big enough to find in a cloud in RViz.
+POINT_RADIUS = 0.012
 # Rim points of a drawn cylinder, and the budget of points of a drawn swept hull.
 _CYLINDER_SEGMENTS = 32
 _SWEPT_POINT_BUDGET = 4000
@@ -273,8 +276,9 @@ def shape_triangles(shape):
 
     A polytope is its hull (a flat one both faces of its polygon); a cylinder has 32 rim
     points; a swept body (sphere, capsule, rounded box) is the hull of its vertices grown by
-    an icosphere of its radius, which lies inside the true surface. Points and segments are
-    drawn swept by ``THIN_RADIUS``.
+    an icosphere of its radius, which lies inside the true surface. A segment is drawn swept
+    by ``THIN_RADIUS``, a single point (a cloud's nearest point) as a ball of
+    ``POINT_RADIUS``.
 
     Parameters
     ----------
@@ -288,7 +292,8 @@ def shape_triangles(shape):
 
     """
     core = _core_points(shape)
-    for radius in (shape.radius, max(shape.radius, THIN_RADIUS)):
+    single = len(core) > 0 and bool((core == core[0]).all())
+    for radius in (shape.radius, max(shape.radius, POINT_RADIUS if single else THIN_RADIUS)):
         points = _swept(core, radius)
         for triangulate in (_solid_triangles, _flat_triangles):
             triangles = triangulate(points)

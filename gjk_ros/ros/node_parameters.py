@@ -24,7 +24,9 @@ reason (``ros2 param set`` prints it).
 
 import math
 
-from gjk_ros.ros.params import Config, PARAMETERS, parse_body_descriptions, validate_parameter
+from gjk_ros.ros.params import (Config, PARAMETERS, parse_body_descriptions,
+                                source_parameter_of, source_parameter_specs,
+                                START_UP_SOURCE_PARAMETERS, validate_parameter)
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
@@ -40,9 +42,10 @@ _PARAMETER_TYPES = {
     'string_array': Parameter.Type.STRING_ARRAY,
 }
 _SPECS = {spec.name: spec for spec in PARAMETERS}
-# Parameters that shape the node's subscriptions: a change at run time is refused with the
-# reason, never accepted and silently ignored.
-START_UP_ONLY = ('observation_sources',)
+# Parameters read once, at start-up (observation_sources shapes the subscriptions; autostart
+# is what the node does on construction): a change at run time is refused with the reason,
+# never accepted and silently ignored.
+START_UP_ONLY = ('observation_sources', 'autostart')
 # Piece types cheap enough to build in the parameter callback, so that a typo in a size is
 # refused at `ros2 param set` time; meshes and point sets are built (and, if bad, rejected with
 # a log line and a diagnostics error) by the geometry worker.
@@ -67,6 +70,13 @@ class NodeParameters:
         self._reconfigure = reconfigure
         for spec in PARAMETERS:
             self._declare_checked(spec)
+        # Nav2's way: each observation source's parameters are declared under its name once
+        # observation_sources is known (it is read at start-up only).
+        self._specs = dict(_SPECS)
+        for source in node.get_parameter('observation_sources').value or ():
+            for spec in source_parameter_specs(source):
+                self._specs[spec.name] = spec
+                self._declare_checked(spec)
         self.config = self._read()
         node.add_on_set_parameters_callback(self._on_set)
         node.add_post_set_parameters_callback(self._on_changed)
@@ -102,16 +112,15 @@ class NodeParameters:
                                            list(spec.default))])
 
     def _read(self):
-        return Config.from_values({spec.name: self._node.get_parameter(spec.name).value
-                                   for spec in PARAMETERS})
+        return Config.from_values({name: self._node.get_parameter(name).value
+                                   for name in self._specs})
 
     def _on_set(self, parameters):
         limits = self.config.ingest_limits()
         for parameter in parameters:
             reason = parameter_problem(parameter.name, parameter.value, limits)
-            if reason is None and parameter.name in START_UP_ONLY and \
-                    tuple(parameter.value or ()) != getattr(self.config, parameter.name):
-                reason = 'read at start-up (its subscriptions are made then): restart the node'
+            if reason is None and _changes_start_up_value(parameter, self._node):
+                reason = 'read at start-up: restart the node'
             if reason is not None:
                 return SetParametersResult(successful=False,
                                            reason='%s: %s' % (parameter.name, reason))
@@ -121,12 +130,25 @@ class NodeParameters:
         self.config = self._read()
         components = set()
         for parameter in parameters:
-            spec = _SPECS.get(parameter.name)
+            spec = self._specs.get(parameter.name)
             if spec is not None:
                 components.update(spec.reconfigures)
             elif parameter.name == 'use_sim_time':
                 components.add('clock')
         self._reconfigure(self.config, components)
+
+
+def _changes_start_up_value(parameter, node):
+    """Whether ``parameter`` changes a value read once, at start-up."""
+    templated = source_parameter_of(parameter.name)
+    start_up = parameter.name in START_UP_ONLY or (
+        templated is not None and templated[1] in START_UP_SOURCE_PARAMETERS)
+    if not start_up or not node.has_parameter(parameter.name):
+        return False
+    current = node.get_parameter(parameter.name).value
+    if isinstance(current, (list, tuple)) or hasattr(current, 'tolist'):
+        return tuple(parameter.value or ()) != tuple(current or ())
+    return parameter.value != current
 
 
 def _descriptor(spec):

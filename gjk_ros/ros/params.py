@@ -21,7 +21,7 @@ without a ROS graph; the node calls it from its set-parameters callback.
 """
 
 import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import fnmatch
 import json
 import math
@@ -32,8 +32,9 @@ from gjk_ros.ros.limits import IngestLimits
 # The input limits' defaults live in one place, IngestLimits.
 _LIMITS = IngestLimits()
 
-__all__ = ['Config', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',
-           'validate_parameter']
+__all__ = ['Config', 'documented_parameter_names', 'OBSERVATION_SOURCE_PARAMETERS',
+           'ObservationSettings', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',
+           'source_parameter_of', 'source_parameter_specs', 'validate_parameter']
 
 
 @dataclass(frozen=True)
@@ -263,34 +264,18 @@ PARAMETERS = (
                   'tracking); false starts every query cold. Results are the same, speed '
                   'differs.',
                   reconfigures=('layout',)),
-    # Observation sources (gjk_ros/ros/sources/observations.py).
+    # Observation sources (gjk_ros/ros/sources/observations.py); each source's own parameters
+    # are OBSERVATION_SOURCE_PARAMETERS, declared under its name.
     ParameterSpec('observation_sources', 'string_array', [],
-                  "Point clouds and laser scans as obstacles, one 'name:type:topic' each, type "
-                  'pointcloud (sensor_msgs/PointCloud2) or scan (sensor_msgs/LaserScan), e.g. '
-                  "['camera:pointcloud:/camera/depth/points']; subscribed with SensorDataQoS. "
-                  'Each is one obstacle named after the source, measured exactly against the '
-                  'self-filtered points. Read at start-up.',
+                  'Names of the point-cloud and laser-scan sources (as in the collision monitor '
+                  'of Nav2), e.g. [camera, lidar]; each name N is configured by N.type, N.topic '
+                  'and the other <name>.* parameters, declared when the node starts. Each '
+                  'source is one obstacle named N, measured exactly from every link to the '
+                  'nearest self-filtered point. Read at start-up.',
                   reconfigures=('sources',)),
     ParameterSpec('required_observation_sources', 'string_array', [],
                   'Observation sources that must have sent a usable cloud, and be fresh, '
                   'before ~/min_distance is anything but -inf.',
-                  reconfigures=('sources',)),
-    ParameterSpec('observation_timeout', 'double', 0.5,
-                  'Seconds after the stamp of its last usable cloud at which an observation '
-                  'source is silent: its pairs are STALE and ~/min_distance is -inf (Nav2 '
-                  'source_timeout).',
-                  low=0.0, high=3600.0, positive=True, reconfigures=('sources',)),
-    ParameterSpec('observation_min_range', 'double', 0.0,
-                  'Metres from the sensor under which points are ignored.',
-                  low=0.0, reconfigures=('sources',)),
-    ParameterSpec('observation_max_range', 'double', math.inf,
-                  'Metres from the sensor beyond which points are ignored (.inf: none).',
-                  low=0.0, positive=True, reconfigures=('sources',)),
-    ParameterSpec('observation_min_height', 'double', -math.inf,
-                  'Points lower than this z in fixed_frame (metres) are ignored.',
-                  reconfigures=('sources',)),
-    ParameterSpec('observation_max_height', 'double', math.inf,
-                  'Points higher than this z in fixed_frame (metres) are ignored.',
                   reconfigures=('sources',)),
     ParameterSpec('self_filter_padding', 'double', 0.02,
                   'Metres: cloud points within this distance of a link piece (posed at the '
@@ -366,6 +351,132 @@ PARAMETERS = (
                   'links; an SRDF group the SRDF does not have reads 0 (unknown).',
                   reconfigures=('outputs',)),
 )
+
+OBSERVATION_TYPES = ('pointcloud', 'scan')
+"""Values of ``<name>.type``: sensor_msgs/PointCloud2 and sensor_msgs/LaserScan."""
+
+OBSERVATION_QOS = ('sensor_data', 'reliable', 'system_default')
+"""Values of ``<name>.qos``: rclpy's qos_profile_sensor_data, reliable depth 5, the default."""
+
+OBSERVATION_SOURCE_PARAMETERS = (
+    ParameterSpec('type', 'string', 'pointcloud',
+                  'pointcloud (sensor_msgs/PointCloud2: organized or not, float32/float64 x, y, '
+                  'z, NaN/inf points skipped) or scan (sensor_msgs/LaserScan, projected with its '
+                  'angles, returns outside [range_min, range_max] skipped). Read at start-up.',
+                  reconfigures=('sources',)),
+    ParameterSpec('topic', 'string', '',
+                  'Topic of the source (required). Read at start-up.',
+                  reconfigures=('sources',)),
+    ParameterSpec('qos', 'string', 'sensor_data',
+                  'Subscription QoS: sensor_data (SensorDataQoS: best effort, depth 5; matches '
+                  'best-effort and reliable publishers), reliable (reliable, depth 5) or '
+                  'system_default. Read at start-up.',
+                  reconfigures=('sources',)),
+    ParameterSpec('source_timeout', 'double', 0.5,
+                  'Seconds after the stamp of its last usable cloud at which the source is '
+                  'silent: its pairs are STALE and ~/min_distance is -inf (Nav2 '
+                  'source_timeout).',
+                  low=0.0, high=3600.0, positive=True, reconfigures=('sources',)),
+    ParameterSpec('min_range', 'double', 0.0,
+                  'Metres from the sensor under which points are ignored.',
+                  low=0.0, reconfigures=('sources',)),
+    ParameterSpec('max_range', 'double', math.inf,
+                  'Metres from the sensor beyond which points are ignored (.inf: none).',
+                  low=0.0, positive=True, reconfigures=('sources',)),
+    ParameterSpec('min_height', 'double', -math.inf,
+                  'Points lower than this z in fixed_frame (metres) are ignored.',
+                  reconfigures=('sources',)),
+    ParameterSpec('max_height', 'double', math.inf,
+                  'Points higher than this z in fixed_frame (metres) are ignored.',
+                  reconfigures=('sources',)),
+    ParameterSpec('voxel_size', 'double', 0.0,
+                  'Edge of the downsampling voxels in fixed_frame, metres (0: off). The first '
+                  'point of each occupied voxel is kept: a real point, so a distance can only be '
+                  'longer than with the full cloud, by at most the voxel diagonal.',
+                  low=0.0, high=10.0, reconfigures=('sources',)),
+    ParameterSpec('publish_filtered', 'bool', False,
+                  'Republish the self-filtered cloud (fixed_frame, float32 x, y, z) on '
+                  '~/<name>/filtered (sensor_msgs/PointCloud2), for RViz and other consumers.',
+                  reconfigures=('sources',)),
+)
+"""The parameters of one observation source, declared as ``<name>.<parameter>``."""
+
+_SOURCE_SPECS = {spec.name: spec for spec in OBSERVATION_SOURCE_PARAMETERS}
+START_UP_SOURCE_PARAMETERS = ('type', 'topic', 'qos')
+"""Source parameters that shape its subscription: refused at run time."""
+
+
+def source_parameter_specs(source):
+    """Return the ``OBSERVATION_SOURCE_PARAMETERS`` of one source, named ``<source>.<name>``."""
+    return tuple(replace(spec, name='%s.%s' % (source, spec.name))
+                 for spec in OBSERVATION_SOURCE_PARAMETERS)
+
+
+def source_parameter_of(name):
+    """Return (source, parameter) of a ``<source>.<parameter>`` name, or None."""
+    source, dot, parameter = name.rpartition('.')
+    if dot and source and parameter in _SOURCE_SPECS:
+        return source, parameter
+    return None
+
+
+def documented_parameter_names():
+    """Every parameter name, the per-source ones as ``<name>.<parameter>``."""
+    return [spec.name for spec in PARAMETERS] + \
+        ['<name>.%s' % spec.name for spec in OBSERVATION_SOURCE_PARAMETERS]
+
+
+# Names of the node's other sources (piece keys start with a source's name).
+_TAKEN_SOURCE_NAMES = ('robot_description', 'parameters', 'obstacles', 'links')
+
+
+def _validate_source_names(names):
+    seen = set()
+    for name in names:
+        if not isinstance(name, str) or not name or not all(
+                part.replace('_', 'a').isalnum() for part in name.split('/')):
+            return 'names must be letters, digits, _ and /, got %r' % (name,)
+        if name in seen or name in _TAKEN_SOURCE_NAMES:
+            return 'the name %r is taken' % name
+        seen.add(name)
+    return None
+
+
+def _validate_source_parameter(parameter, value):
+    if parameter == 'type' and value not in OBSERVATION_TYPES:
+        return 'must be one of %s, got %r' % (', '.join(OBSERVATION_TYPES), value)
+    if parameter == 'qos' and value not in OBSERVATION_QOS:
+        return 'must be one of %s, got %r' % (', '.join(OBSERVATION_QOS), value)
+    return None
+
+
+@dataclass(frozen=True)
+class ObservationSettings:
+    """One observation source's parameters (``OBSERVATION_SOURCE_PARAMETERS``; kind is type)."""
+
+    name: str
+    kind: str = 'pointcloud'
+    topic: str = ''
+    qos: str = 'sensor_data'
+    source_timeout: float = 0.5
+    min_range: float = 0.0
+    max_range: float = math.inf
+    min_height: float = -math.inf
+    max_height: float = math.inf
+    voxel_size: float = 0.0
+    publish_filtered: bool = False
+
+    @classmethod
+    def from_values(cls, name, values):
+        """Build from ``{'<name>.<parameter>': value}``; missing ones keep their defaults."""
+        kwargs = {}
+        for spec in OBSERVATION_SOURCE_PARAMETERS:
+            value = values.get('%s.%s' % (name, spec.name))
+            if value is not None:
+                field = 'kind' if spec.name == 'type' else spec.name
+                kwargs[field] = float(value) if spec.kind == 'double' else value
+        return cls(name, **kwargs)
+
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 # A ROS 2 topic name (absolute, relative or private) without substitutions.
@@ -470,6 +581,9 @@ def validate_parameter(name, value):
 
     """
     spec = _SPECS.get(name)
+    templated = source_parameter_of(name) if spec is None else None
+    if templated is not None:
+        spec = _SOURCE_SPECS[templated[1]]
     if spec is None:
         return None
     if isinstance(value, bool) and spec.kind in ('double', 'integer') or \
@@ -478,7 +592,12 @@ def validate_parameter(name, value):
     if spec.kind in ('double', 'integer'):
         return _validate_double(spec, float(value))
     if spec.kind == 'string_array':
-        return _validate_patterns(spec, value)
+        reason = _validate_patterns(spec, value)
+        if reason is None and name == 'observation_sources':
+            reason = _validate_source_names(value)
+        return reason
+    if templated is not None:
+        return _validate_source_parameter(templated[1], value)
     if name == 'fixed_frame' and not value.strip('/'):
         return 'must name a frame'
     if name.endswith('_topic') and value and not _TOPIC_NAME.fullmatch(value):
@@ -707,15 +826,12 @@ class Config:
     tracking: bool = True
     observation_sources: tuple = ()
     required_observation_sources: tuple = ()
-    observation_timeout: float = 0.5
-    observation_min_range: float = 0.0
-    observation_max_range: float = math.inf
-    observation_min_height: float = -math.inf
-    observation_max_height: float = math.inf
     self_filter_padding: float = 0.02
     observation_max_points: int = 2000000
     observation_max_bytes: int = 64000000
     observation_max_time: float = 0.5
+    observations: tuple = ()
+    """ObservationSettings of each name of observation_sources, in order."""
     planning_scene: bool = False
     collision_object_topic: str = '/collision_object'
     attached_collision_object_topic: str = '/attached_collision_object'
@@ -749,6 +865,8 @@ class Config:
             elif spec.name == 'fixed_frame':
                 value = value.strip('/')
             kwargs[spec.name] = value
+        kwargs['observations'] = tuple(ObservationSettings.from_values(name, values)
+                                       for name in kwargs.get('observation_sources', ()))
         return cls(**kwargs)
 
     def ingest_limits(self):

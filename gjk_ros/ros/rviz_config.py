@@ -80,7 +80,9 @@ def fill_rviz_config(template, node_prefix, fixed_frame, description_topic):
         if kind == 'RobotModel':
             display['Description Topic']['Value'] = description_topic
         elif kind == 'PointCloud2':
-            display['Topic']['Value'] = node_prefix + '/distances'
+            # ~/distances, or a source's ~/<name>/filtered: the same topic under this node.
+            display['Topic']['Value'] = node_prefix + display['Topic']['Value'][
+                len(node_topic_prefix('')):]
         elif kind == 'MarkerArray':
             display['Topic']['Value'] = node_prefix + '/markers'
     return yaml.safe_dump(config, default_flow_style=False, sort_keys=False)

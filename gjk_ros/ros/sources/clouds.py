@@ -61,12 +61,13 @@ def _read_header(data):
 
 def decode_pointcloud2(data):
     """
-    Points of a serialized ``sensor_msgs/PointCloud2``: organized or not, any field layout.
+    Coordinates of a serialized ``sensor_msgs/PointCloud2``: organized or not, any field layout.
 
     Returns
     -------
-    tuple of (CloudHeader, (n, 3) float64, int)
-        The header, the finite points (NaN and inf points skipped) and the count in the message.
+    tuple of (CloudHeader, tuple of three (n,) arrays, int)
+        The header, the x, y and z columns as float32 or float64 views of the message's bytes
+        (strided by ``point_step``; every point, NaN and inf included) and the point count.
 
     Raises
     ------
@@ -91,36 +92,41 @@ def decode_pointcloud2(data):
         raise ValueError('data of %d bytes in a %d-byte message' % (size, len(reader.body)))
     count = height * width
     if count == 0:
-        return header, numpy.zeros((0, 3)), 0
+        empty = numpy.zeros(0)
+        return header, (empty, empty, empty), 0
     if big_endian:
         raise ValueError('big-endian point data is not supported')
-    if count and (point_step <= 0 or count * point_step > size):
+    if point_step <= 0 or count * point_step > size:
         raise ValueError('%d points of %d bytes in %d bytes' % (count, point_step, size))
-    columns = []
-    for axis in 'xyz':
-        offset, datatype = fields.get(axis, (None, None))
-        if datatype not in _FLOAT_TYPES:
-            raise ValueError("field '%s' missing or not float32/float64" % axis)
-        width_bytes = int(_FLOAT_TYPES[datatype][1])
-        if offset + width_bytes > point_step:
-            raise ValueError("field '%s' beyond point_step" % axis)
-        columns.append(numpy.ndarray((count,), dtype='<' + _FLOAT_TYPES[datatype],
-                                     buffer=reader.body, offset=start + offset,
-                                     strides=(point_step,)))
-    points = numpy.stack(columns, axis=1).astype(numpy.float64)
-    return header, points[numpy.isfinite(points).all(axis=1)], count
+    return header, tuple(_column(reader.body, start, count, point_step, fields, axis)
+                         for axis in 'xyz'), count
+
+
+def _column(body, start, count, point_step, fields, axis):
+    """One coordinate of every point: a strided view of the bytes (copied if misaligned)."""
+    offset, datatype = fields.get(axis, (None, None))
+    if datatype not in _FLOAT_TYPES:
+        raise ValueError("field '%s' missing or not float32/float64" % axis)
+    dtype = numpy.dtype('<' + _FLOAT_TYPES[datatype])
+    if offset + dtype.itemsize > point_step:
+        raise ValueError("field '%s' beyond point_step" % axis)
+    column = numpy.ndarray((count,), dtype=dtype, buffer=body, offset=start + offset,
+                           strides=(point_step,))
+    # The compiled gatherer is specialised for aligned views (every usual layout is).
+    return column if column.flags.aligned else column.copy()
 
 
 def decode_laserscan(data):
     """
-    Points of a serialized ``sensor_msgs/LaserScan`` in its frame (z = 0).
+    Coordinates of a serialized ``sensor_msgs/LaserScan`` in its frame (z = 0).
 
     A range outside [range_min, range_max], or not finite, is no return and gives no point
     (REP 117: inf is "nothing within range", which here is nothing to measure).
 
     Returns
     -------
-    tuple of (CloudHeader, (n, 3) float64, int)
+    tuple of (CloudHeader, tuple of three (n,) float64 arrays, int)
+        The header, the x, y, z columns of the returns and the number of ranges.
 
     """
     header, reader = _read_header(data)
@@ -137,6 +143,5 @@ def decode_laserscan(data):
     with numpy.errstate(invalid='ignore'):
         keep = numpy.isfinite(ranges) & (ranges >= range_min) & (ranges <= range_max)
     ranges, angles = ranges[keep], angles[keep]
-    points = numpy.stack([ranges * numpy.cos(angles), ranges * numpy.sin(angles),
-                          numpy.zeros_like(ranges)], axis=1)
-    return header, points, count
+    return header, (ranges * numpy.cos(angles), ranges * numpy.sin(angles),
+                    numpy.zeros_like(ranges)), count

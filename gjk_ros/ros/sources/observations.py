@@ -15,108 +15,115 @@
 """
 Observation sources: point clouds and laser scans as obstacles, self-filtered, exact.
 
-As in Nav2's collision monitor, each entry of ``observation_sources`` is a source with its own
-topic (``sensor_msgs/PointCloud2`` or ``sensor_msgs/LaserScan``, SensorDataQoS) and timeout.
+As in Nav2's collision monitor, each name in ``observation_sources`` is a source configured
+by its own ``<name>.*`` parameters (``params.OBSERVATION_SOURCE_PARAMETERS``): a
+``sensor_msgs/PointCloud2`` or ``sensor_msgs/LaserScan`` topic, its QoS, timeout, range and
+height limits and voxel size.
 
-**A cloud** is placed in ``fixed_frame`` with TF at its stamp, limited in range and height, and
-self-filtered (points within ``self_filter_padding`` of a link piece, the robot's own
-pieces posed at the stamp, are removed: robot_body_filter's job) on a background thread:
-numpy and the compiled kernels release the GIL, so the cycle never waits for a cloud.
+**A cloud** is processed on a background thread (the compiled kernels release the GIL, so the
+cycle never waits for a cloud), in one pass over the message's bytes and two over its points
+(``gjk_ros.core.points``): non-finite points skipped, range limits, placement in
+``fixed_frame`` with TF at its stamp, height limits, voxel downsampling, binning into a grid;
+then the self-filter drops the points within ``self_filter_padding`` of a link piece (the
+robot's own pieces posed at the stamp: robot_body_filter's job), visiting only the grid cells
+near each piece. The filtered cloud can be republished (``<name>.publish_filtered``).
 
 **The obstacle** is one body named after the source, whose pieces are single cloud points
 (a point is a convex set): one per link piece, the cloud point nearest to that piece, found
 each cycle with the link poses the cycle uses. The pair (link, source) is then measured by the
 core like any other and is exact: its minimum over these points is attained at the point
 nearest to the link, and every other point in the set is a real cloud point, never nearer.
-The nearest point to a piece is searched in a grid of the cloud, pruned by exact lower bounds
-(``gjk_ros.core.points.PointGrid``).
+The nearest point to a piece is searched in the grid, pruned by exact lower bounds
+(``gjk_ros.core.points.PointGrid``); the same cloud and pose give the same answer without a
+search, and a moved piece starts from its last nearest point (in a new cloud, from the
+point nearest to it in its grid cell).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
-``observation_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
+``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
 without a pose at its stamp for the self-filter, refused by a limit); then its pairs are STALE
 and, once it was heard (or when it is required), ``~/min_distance`` is -inf. A fresh cloud
 with no point left is "nothing in range": the source has no piece and no pair.
 """
 
+import array
 from concurrent.futures import ThreadPoolExecutor
 import time
 
-from gjk_ros.core.points import PointDistanceShape, PointGrid, points_in_ball
+from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
 from gjk_ros.ros.bodies import LINK, OBSTACLE
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.clouds import decode_laserscan, decode_pointcloud2, read_cloud_header
 from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
-from rclpy.qos import qos_profile_sensor_data
 
-__all__ = ['Cloud', 'CloudLimits', 'make_observation_sources', 'nearest_point',
-           'ObservationSource', 'parse_observation_sources', 'process_cloud']
+__all__ = ['Cloud', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
+           'nearest_point', 'ObservationSource', 'point_near', 'process_cloud',
+           'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
-# The names of the node's other sources (piece keys start with a source's name).
-_TAKEN_NAMES = ('robot_description', 'parameters', 'obstacles', 'links')
 
 
-def parse_observation_sources(entries):
-    """
-    Parse ``observation_sources`` entries ``'name:type:topic'``.
-
-    Returns
-    -------
-    tuple of (list of (name, type, topic), list of str)
-        The valid sources and one reason per rejected entry.
-
-    """
-    sources, problems, names = [], [], set()
-    for entry in entries:
-        parts = entry.split(':', 2)
-        if len(parts) != 3 or not parts[0] or not parts[2]:
-            problems.append("observation source %r: expected 'name:type:topic'" % entry)
-        elif parts[1] not in DECODERS:
-            problems.append("observation source '%s': type must be pointcloud or scan, got %r"
-                            % (parts[0], parts[1]))
-        elif parts[0] in names or parts[0] in _TAKEN_NAMES:
-            problems.append("observation source '%s': the name is taken" % parts[0])
-        else:
-            names.add(parts[0])
-            sources.append(tuple(parts))
-    return sources, problems
+def subscription_qos(name):
+    """Return the rclpy QoS profile of a ``<name>.qos`` value."""
+    from rclpy.qos import (qos_profile_sensor_data, qos_profile_system_default, QoSProfile,
+                           ReliabilityPolicy)
+    if name == 'reliable':
+        return QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE)
+    if name == 'system_default':
+        return qos_profile_system_default
+    return qos_profile_sensor_data
 
 
 def make_observation_sources(config, problems, clocks, frames, decomposer):
-    """Make the sources of ``observation_sources``; log each rejected entry with its reason."""
-    specs, reasons = parse_observation_sources(config.observation_sources)
-    for reason in reasons:
-        problems.report(('observation_sources', reason), reason)
-    return [ObservationSource(name, kind, topic, problems, clocks, frames, decomposer)
-            for name, kind, topic in specs]
+    """Make the sources of ``observation_sources``; log each unusable one with its reason."""
+    sources = []
+    for settings in config.observations:
+        if not settings.topic.strip('/'):
+            reason = "observation source '%s': %s.topic is not set; the source is not " \
+                'subscribed' % (settings.name, settings.name)
+            problems.report(('observation_sources', settings.name), reason)
+            continue
+        sources.append(ObservationSource(settings, problems, clocks, frames, decomposer))
+    return sources
 
 
 class Cloud:
-    """Filtered points in fixed_frame in a search grid, with their stamp and counts."""
+    """The filtered points of one message in their search grid, with stamp and counts."""
 
-    def __init__(self, points, stamp_ns, removed, count):
-        self.points = points
-        self.grid = PointGrid(points) if len(points) else None
+    def __init__(self, grid, stamp_ns, removed, count):
+        self.geometry = None        # the link pieces it was self-filtered against
+        self.grid = grid
+        self.points = grid.points   # every placed point; grid.order holds the kept ones
         self.stamp_ns = stamp_ns
         self.removed = removed
         self.count = count
+
+    def __len__(self):
+        """Return how many points are left after the self-filter."""
+        return len(self.grid)
 
 
 class ObservationSource(Source):
     """One entry of ``observation_sources``; see the module docstring."""
 
-    def __init__(self, name, kind, topic, problems, clocks, frames, decomposer):
-        super().__init__(name)
-        self.kind, self.topic = kind, topic
+    def __init__(self, settings, problems, clocks, frames, decomposer):
+        super().__init__(settings.name)
+        self.settings = settings
+        self.kind, self.topic = settings.kind, settings.topic
         self._problems, self._clocks, self._frames = problems, clocks, frames
         self._decomposer = decomposer
         self._config = None
+        self._node = None
+        self._filtered = None       # publisher of the self-filtered cloud
         # Raw messages not used yet, oldest first: at most one waiting for its transforms and
         # the newest (latest wins), so clouds faster than TF never starve each other.
         self._pending = []
         self._job = None            # the background processing of one cloud
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % name)
+        self._job_geometry = None   # the link pieces that cloud is self-filtered against
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % self.name)
+        # Load the compiled kernels now, off the cycle, so the first cloud is not slowed.
+        self._pool.submit(_load_kernels)
+        self._gatherer = CloudGatherer()  # used by the one background thread only
         self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
@@ -131,13 +138,15 @@ class ObservationSource(Source):
     def subscribe(self, node):
         from sensor_msgs.msg import LaserScan, PointCloud2
         message = PointCloud2 if self.kind == 'pointcloud' else LaserScan
-        # SensorDataQoS (best effort) matches best-effort and reliable publishers alike.
-        node.create_subscription(message, self.topic, self.on_message, qos_profile_sensor_data,
-                                 raw=True)
+        self._node = node
+        node.create_subscription(message, self.topic, self.on_message,
+                                 subscription_qos(self.settings.qos), raw=True)
 
     def configure(self, config):
-        # observation_sources itself cannot change at run time (node_parameters refuses it).
+        # type, topic and qos cannot change at run time (node_parameters refuses them).
         self._config = config
+        self.settings = next(settings for settings in config.observations
+                             if settings.name == self.name)
 
     def on_message(self, data):
         """Keep the latest raw message (latest wins); refuse an oversize one by name."""
@@ -186,8 +195,22 @@ class ObservationSource(Source):
             self._refuse('a cloud took %.3f s, more than observation_max_time (%g s)'
                          % (seconds, limit))
             return
+        cloud.geometry = self._job_geometry
         self.cloud = cloud
         self._accept()
+        self._publish_filtered(cloud)
+
+    def _publish_filtered(self, cloud):
+        """Republish the self-filtered cloud when asked and someone listens."""
+        if not self.settings.publish_filtered or self._node is None:
+            return
+        if self._filtered is None:
+            from sensor_msgs.msg import PointCloud2
+            from gjk_ros.ros.qos import OUTPUT_QOS
+            self._filtered = self._node.create_publisher(
+                PointCloud2, '~/%s/filtered' % self.name, OUTPUT_QOS)
+        if self._filtered.get_subscription_count():
+            self._filtered.publish(filtered_cloud_message(cloud, self._config.fixed_frame))
 
     def _start_job(self, world):
         """Process the newest message that can be placed at its stamp, dropping older ones."""
@@ -197,12 +220,19 @@ class ObservationSource(Source):
                 continue
             del self._pending[:index + 1]  # older ones are superseded
             if placed is not None:
-                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed,
-                                              CloudLimits(self._config))
+                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed[:4],
+                                              CloudLimits(self._config, self.settings),
+                                              self._gatherer)
+                self._job_geometry = placed[4]
             return
 
     def _placed_at_stamp(self, data, world):
-        """Return (data, header, transform, links) of a message, 'wait' for TF, or None."""
+        """
+        Return (data, header, transform, links, geometry) of a message, 'wait' or None.
+
+        'wait': for TF; None: refused. ``geometry`` identifies the link pieces it is
+        self-filtered against (``_geometry_of``).
+        """
         try:
             header = read_cloud_header(data)
         except ValueError as error:
@@ -211,13 +241,13 @@ class ObservationSource(Source):
         transform = self._at_stamp(header.frame_id or self._config.fixed_frame, header)
         if not isinstance(transform, numpy.ndarray):
             return transform
-        links = []
-        for _, frame, origin, shape in self._link_pieces(world):
+        links, pieces = [], self._link_pieces(world)
+        for _, frame, origin, shape in pieces:
             pose = self._at_stamp(frame, header)
             if not isinstance(pose, numpy.ndarray):
                 return pose
-            links.append((pose @ origin, self._prepared(shape)))
-        return data, header, transform, links
+            links.append((self._prepared(shape), pose @ origin))
+        return data, header, transform, links, _geometry_of(pieces)
 
     def _at_stamp(self, frame, header):
         """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
@@ -246,11 +276,18 @@ class ObservationSource(Source):
     def _place_nearest(self, world, now):
         """Each link piece's nearest cloud point becomes (or moves) one point piece."""
         cloud = self.cloud
-        if cloud is None or cloud.grid is None:
+        if cloud is None or not len(cloud):
             self._nearest, self._placed, self._poses = {}, None, {}
             world.set_pieces(OBSTACLE, self.name, [])
             return
         pieces = self._link_pieces(world)
+        if cloud.geometry != _geometry_of(pieces):
+            # Filtered against other link pieces (the robot arrived or changed meanwhile):
+            # its own points may still be in it, so it is not searched; the points placed
+            # before stay, STALE, until a cloud filtered against these pieces arrives.
+            self._refuse('its cloud was self-filtered against other link geometry (the robot '
+                         'changed); waiting for the next cloud')
+            return
         frames = sorted({frame for _, frame, _, _ in pieces})
         lookups = self._frames.buffer.lookup_many(
             self._config.fixed_frame, frames, now_ns=int(now * 1e9),
@@ -274,8 +311,13 @@ class ObservationSource(Source):
         if last is not None and last[0] is cloud and numpy.array_equal(last[1], pose):
             return last[2]  # same cloud, same pose: the same answer
         hint = None
-        if self._placed is not None and self._placed[0] is cloud:
-            hint = self._nearest.get(key)  # tracking: usually still the nearest
+        if self._placed is not None:
+            last = self._placed[1].get(key)
+            if last is not None and self._placed[0] is cloud:
+                hint = last  # tracking: usually still the nearest
+            elif last is not None and last < len(self._placed[0].points):
+                # A new cloud of the same scene: its point nearest to the last answer.
+                hint = point_near(cloud, self._placed[0].points[last])
         index = nearest_point(cloud, self._prepared(shape), pose, hint)
         self._poses[key] = (cloud, pose, index)
         return index
@@ -315,10 +357,10 @@ class ObservationSource(Source):
             return self.failure
         if self.cloud is None:
             return 'has not published' if self._heard is None else 'no cloud usable yet'
-        age = now - self.cloud.stamp_ns * 1e-9
-        if age > self._config.observation_timeout:
-            return 'silent for %.1f s (observation_timeout %g s)' % (
-                age, self._config.observation_timeout)
+        timeout = self.settings.source_timeout
+        if now - self.cloud.stamp_ns * 1e-9 > timeout:
+            # No live age in the text: the reason stays one problem while it lasts.
+            return 'silent: last cloud older than %s.source_timeout (%g s)' % (self.name, timeout)
         return None
 
     def silent(self, pieces, now):
@@ -369,45 +411,92 @@ def nearest_point(cloud, prepared, pose, hint=None):
     return cloud.grid.nearest(prepared, pose, hint)[1]
 
 
+def _geometry_of(pieces):
+    """Return what identifies the link pieces a cloud is self-filtered against."""
+    return tuple((key, id(shape)) for key, _, _, shape in pieces)
+
+
+def _load_kernels():
+    """Run the cloud kernels once on a few points (loads them from numba's cache)."""
+    from gjk_ros.core import ConvexPolytope
+    box = PointDistanceShape(ConvexPolytope.box([0.1, 0.1, 0.1]))
+    record = numpy.zeros(8, dtype=[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('i', '<f4')])
+    gatherer = CloudGatherer()
+    for columns in ((record['x'], record['y'], record['z']), (numpy.zeros(8),) * 3):
+        grid = PointGrid(gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
+                                         (-numpy.inf, numpy.inf)))
+        grid.remove_near([(box, numpy.eye(4))], 0.01)
+        grid.nearest(box, numpy.eye(4))
+
+
+def point_near(cloud, position):
+    """
+    Return the index of a kept cloud point in the grid cell of ``position``, or None.
+
+    A cheap first bound for a search in a new cloud: the last cloud's nearest point is
+    usually close to the new one's.
+    """
+    grid = cloud.grid
+    cell = numpy.floor((numpy.asarray(position) - grid.low) / grid.edge).astype(numpy.int64)
+    if (cell < 0).any() or (cell >= grid.dims).any():
+        return None
+    flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
+    members = grid.order[grid.starts[flat]:grid.starts[flat + 1]]
+    if not len(members):
+        return None
+    gaps = ((grid.points[members] - position) ** 2).sum(axis=1)
+    return int(members[int(numpy.argmin(gaps))])
+
+
 class CloudLimits:
     """What the background processing needs from the Config (read once per cloud)."""
 
-    def __init__(self, config):
+    def __init__(self, config, settings):
         self.max_points = config.observation_max_points
-        self.min_range, self.max_range = config.observation_min_range, \
-            config.observation_max_range
-        self.min_height, self.max_height = config.observation_min_height, \
-            config.observation_max_height
+        self.ranges = (settings.min_range, settings.max_range)
+        self.heights = (settings.min_height, settings.max_height)
+        self.voxel = settings.voxel_size
         self.padding = config.self_filter_padding
 
 
-def process_cloud(decode, data, header, transform, links, limits):
-    """Decode, limit, place and self-filter one cloud (background thread); (cloud, seconds)."""
+def process_cloud(decode, data, header, transform, links, limits, gatherer):
+    """
+    Decode, limit, place, downsample and self-filter one cloud (background thread).
+
+    Returns
+    -------
+    tuple of (Cloud, float)
+        The cloud and the seconds it took.
+
+    """
+    for shape, _ in links:
+        shape.field(limits.padding)  # once per shape and padding: not the cloud's time
     started = time.perf_counter()
-    _, points, count = decode(data)
+    _, columns, count = decode(data)
     if count > limits.max_points:
         raise ValueError('a cloud of %d points exceeds observation_max_points (%d)'
                          % (count, limits.max_points))
-    reach = numpy.sqrt((points * points).sum(axis=1))
-    points = points[(reach >= limits.min_range) & (reach <= limits.max_range)]
-    points = points @ transform[:3, :3].T + transform[:3, 3]
-    points = points[(points[:, 2] >= limits.min_height) & (points[:, 2] <= limits.max_height)]
-    keep = _self_filter(numpy.ascontiguousarray(points), links, limits.padding)
-    cloud = Cloud(points[keep], header.stamp_ns, int((~keep).sum()), count)
-    return cloud, time.perf_counter() - started
+    points = gatherer.gather(*columns, transform, limits.ranges, limits.heights, limits.voxel)
+    grid = PointGrid(points)
+    removed = grid.remove_near(links, limits.padding)
+    return Cloud(grid, header.stamp_ns, removed, count), time.perf_counter() - started
 
 
-def _self_filter(points, links, padding):
-    """Mask of the points farther than ``padding`` from every link piece (posed at the stamp)."""
-    keep = numpy.ones(len(points), dtype=bool)
-    scratch = numpy.empty(len(points), dtype=numpy.int64)
-    for pose, prepared in links:
-        centre = pose[:3, :3] @ prepared.center + pose[:3, 3]
-        count = points_in_ball(points, centre[0], centre[1], centre[2],
-                               prepared.bound + padding, scratch)
-        near = scratch[:count]
-        keep[near[prepared.within(points, pose, near, padding)]] = False
-    return keep
+def filtered_cloud_message(cloud, frame_id):
+    """Return a PointCloud2 of the kept points (float32 x, y, z in ``frame_id``, its stamp)."""
+    from sensor_msgs.msg import PointCloud2, PointField
+    message = PointCloud2()
+    message.header.frame_id = frame_id
+    message.header.stamp.sec, message.header.stamp.nanosec = divmod(cloud.stamp_ns, 10 ** 9)
+    kept = cloud.grid.kept().astype(numpy.float32)
+    message.height, message.width = 1, len(kept)
+    message.fields = [PointField(name=axis, offset=4 * index, datatype=PointField.FLOAT32,
+                                 count=1) for index, axis in enumerate('xyz')]
+    message.is_bigendian = numpy.little_endian is False
+    message.point_step, message.row_step = 12, 12 * len(kept)
+    message.is_dense = True
+    message.data = array.array('B', kept.tobytes())
+    return message
 
 
 _POINT = []

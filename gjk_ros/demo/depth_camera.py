@@ -1,0 +1,311 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A synthetic depth camera for the demo scene: its obstacles and the arm, rendered into a cloud.
+
+The camera looks at the arm from a fixed viewpoint and casts one ray per pixel against the same
+primitives the scene publishes (the obstacle markers and the arm's URDF collision geometry at
+the joint positions of the TF it sends) and the floor. Each cloud is an organized
+``sensor_msgs/PointCloud2`` (float32 x, y, z in the camera's optical frame: x right, y down,
+z forward; NaN where a ray hits nothing within range), stamped with the stamp of the TF tick it
+was rendered at, so the node places it and poses the arm for its self-filter at exactly the
+rendered instant. The arm is in the picture: without the self-filter its own points would be
+the nearest obstacle of every link.
+
+``python -m gjk_ros.demo.depth_camera`` runs the demo scene with the camera (what
+``gjk-ros demo`` starts); ``DEPTH_CAMERA_PARAMETERS`` configures the node's observation source.
+"""
+
+from dataclasses import dataclass
+import math
+import sys
+import xml.etree.ElementTree as ElementTree
+
+from geometry_msgs.msg import TransformStamped
+from gjk_ros.demo.scene import (demo_scene_config, FIXED_FRAME, make_transform, parse_args,
+                                parse_urdf_joints, rpy_matrix, run_scene, ScenePublisher,
+                                translation_matrix)
+from gjk_ros.ros.qos import LATCHED_QOS
+import numpy
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import PointCloud2, PointField
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker
+
+__all__ = ['camera_pose', 'DEPTH_CAMERA_PARAMETERS', 'DepthCamera', 'DepthCameraScene',
+           'link_poses', 'render', 'scene_primitives', 'urdf_primitives']
+
+CAMERA_NAME = 'depth_camera'
+CAMERA_TOPIC = '/depth_camera/points'
+# The node's observation source for the camera (``name:=value`` assignments): the floor is
+# cut by min_height, and the self-filtered cloud is republished for RViz.
+DEPTH_CAMERA_PARAMETERS = (
+    "observation_sources:=['%s']" % CAMERA_NAME,
+    '%s.type:=pointcloud' % CAMERA_NAME,
+    '%s.topic:=%s' % (CAMERA_NAME, CAMERA_TOPIC),
+    '%s.source_timeout:=1.0' % CAMERA_NAME,
+    '%s.min_height:=0.02' % CAMERA_NAME,
+    '%s.publish_filtered:=true' % CAMERA_NAME,
+)
+
+
+@dataclass(frozen=True)
+class DepthCamera:
+    """
+    A pinhole depth camera.
+
+    Attributes
+    ----------
+    eye, target : (3,) float
+        Where it is and what it looks at, in the fixed frame.
+    width, height : int
+        Pixels.
+    horizontal_fov : float
+        Radians.
+    max_range : float
+        Metres; farther hits are no return (NaN).
+    every : int
+        Render a cloud every this many TF ticks of the scene.
+
+    """
+
+    eye: tuple = (1.7, -0.9, 1.1)
+    target: tuple = (0.35, 0.0, 0.3)
+    width: int = 160
+    height: int = 120
+    horizontal_fov: float = math.radians(70.0)
+    max_range: float = 4.0
+    every: int = 5
+
+    def rays(self):
+        """Return the unit ray of every pixel in the optical frame, (height * width, 3)."""
+        focal = 0.5 * self.width / math.tan(0.5 * self.horizontal_fov)
+        columns = (numpy.arange(self.width) + 0.5 - 0.5 * self.width) / focal
+        rows = (numpy.arange(self.height) + 0.5 - 0.5 * self.height) / focal
+        v, u = numpy.meshgrid(rows, columns, indexing='ij')
+        rays = numpy.stack([u.ravel(), v.ravel(), numpy.ones(u.size)], axis=1)
+        return rays / numpy.linalg.norm(rays, axis=1)[:, None]
+
+
+def camera_pose(camera):
+    """Return fixed <- optical frame (x right, y down, z forward) of a camera."""
+    eye = numpy.asarray(camera.eye, dtype=float)
+    forward = numpy.asarray(camera.target, dtype=float) - eye
+    forward /= numpy.linalg.norm(forward)
+    right = numpy.cross(forward, (0.0, 0.0, 1.0))
+    right /= numpy.linalg.norm(right)
+    pose = numpy.eye(4)
+    pose[:3, :3] = numpy.stack([right, numpy.cross(forward, right), forward], axis=1)
+    pose[:3, 3] = eye
+    return pose
+
+
+def link_poses(joints, positions):
+    """Return {link: fixed <- link} of a URDF's joints at ``positions`` ({joint: value})."""
+    poses = {FIXED_FRAME: numpy.eye(4)}
+    pending = list(joints)
+    while pending:
+        ready = [joint for joint in pending if joint.parent in poses]
+        if not ready:
+            break  # a subtree not under the fixed frame is not drawn
+        for joint in ready:
+            poses[joint.child] = poses[joint.parent] @ joint.transform(
+                positions.get(joint.name, 0.0))
+            pending.remove(joint)
+    return poses
+
+
+def urdf_primitives(urdf):
+    """Return (link, kind, origin, size) of each box, sphere and cylinder <collision>."""
+    primitives = []
+    for link in ElementTree.fromstring(urdf).iter('link'):
+        for collision in link.iter('collision'):
+            origin = collision.find('origin')
+            xyz = [float(v) for v in (origin.get('xyz', '0 0 0').split()
+                                      if origin is not None else (0, 0, 0))]
+            rpy = [float(v) for v in (origin.get('rpy', '0 0 0').split()
+                                      if origin is not None else (0, 0, 0))]
+            pose = translation_matrix(*xyz)
+            pose[:3, :3] = rpy_matrix(*rpy)
+            geometry = collision.find('geometry')[0]
+            if geometry.tag == 'box':
+                size = tuple(float(v) / 2.0 for v in geometry.get('size').split())
+            elif geometry.tag == 'sphere':
+                size = (float(geometry.get('radius')),)
+            elif geometry.tag == 'cylinder':
+                size = (float(geometry.get('radius')), float(geometry.get('length')) / 2.0)
+            else:
+                continue
+            primitives.append((link.get('name'), geometry.tag, pose, size))
+    return primitives
+
+
+def scene_primitives(config, robot, positions, frames):
+    """
+    Return (kind, fixed <- primitive, size) of everything the camera sees at one instant.
+
+    Parameters
+    ----------
+    config : gjk_ros.demo.scene.SceneConfig
+        The obstacles.
+    robot : list
+        ``urdf_primitives`` of the arm.
+    positions : dict
+        Joint positions.
+    frames : dict
+        Fixed <- frame of the scene's moving frames.
+
+    """
+    links = link_poses(parse_urdf_joints(config.urdf), positions)
+    shapes = [(kind, links[link] @ origin, size) for link, kind, origin, size in robot
+              if link in links]
+    kinds = {Marker.CUBE: 'box', Marker.SPHERE: 'sphere', Marker.CYLINDER: 'cylinder'}
+    for spec in config.obstacles:
+        kind = kinds.get(spec.marker_type)
+        frame = numpy.eye(4) if spec.frame_id == FIXED_FRAME else frames.get(spec.frame_id)
+        if kind is None or frame is None:
+            continue
+        pose = frame @ translation_matrix(*spec.position)
+        scale = numpy.asarray(spec.scale, dtype=float) / 2.0
+        size = {'box': tuple(scale), 'sphere': (scale[0],),
+                'cylinder': (scale[0], scale[2])}[kind]
+        shapes.append((kind, pose, size))
+    return shapes
+
+
+def render(camera, pose, shapes, floor=True):
+    """
+    Return the organized cloud of one frame in the optical frame, (height * width, 3).
+
+    Exact ray casts against boxes (slabs), spheres, cylinders (side and caps) and the floor
+    z = 0; the nearest hit within ``max_range`` wins, NaN where there is none.
+    """
+    rays = camera.rays()
+    directions = rays @ pose[:3, :3].T
+    origin = pose[:3, 3]
+    depth = numpy.full(len(rays), numpy.inf)
+    with numpy.errstate(divide='ignore', invalid='ignore'):
+        for kind, shape_pose, size in shapes:
+            local_origin = shape_pose[:3, :3].T @ (origin - shape_pose[:3, 3])
+            local_directions = directions @ shape_pose[:3, :3]
+            hit = _HITS[kind](local_origin, local_directions, size)
+            depth = numpy.fmin(depth, numpy.where(hit > 0.0, hit, numpy.inf))
+        if floor:
+            hit = -origin[2] / directions[:, 2]
+            depth = numpy.fmin(depth, numpy.where(hit > 0.0, hit, numpy.inf))
+    depth[depth > camera.max_range] = numpy.nan
+    return rays * depth[:, None]
+
+
+def _box_hit(origin, directions, half):
+    """Entry distance of each ray into the box |x_i| <= half_i (slab method), NaN if none."""
+    low = (-numpy.asarray(half) - origin) / directions
+    high = (numpy.asarray(half) - origin) / directions
+    near = numpy.nanmax(numpy.fmin(low, high), axis=1)
+    far = numpy.nanmin(numpy.fmax(low, high), axis=1)
+    return numpy.where(far >= numpy.maximum(near, 0.0), near, numpy.nan)
+
+
+def _sphere_hit(origin, directions, size):
+    half_b = directions @ origin
+    disc = half_b * half_b - (origin @ origin - size[0] ** 2)
+    return -half_b - numpy.sqrt(disc)
+
+
+def _cylinder_hit(origin, directions, size):
+    """Nearest entry into the cylinder x^2 + y^2 <= r^2, |z| <= half (side or cap)."""
+    radius, half = size
+    a = directions[:, 0] ** 2 + directions[:, 1] ** 2
+    b = directions[:, :2] @ origin[:2]
+    c = origin[:2] @ origin[:2] - radius ** 2
+    side = (-b - numpy.sqrt(b * b - a * c)) / a
+    side[numpy.abs(origin[2] + side * directions[:, 2]) > half] = numpy.nan
+    best = side
+    for cap in (-half, half):
+        t = (cap - origin[2]) / directions[:, 2]
+        x = origin[0] + t * directions[:, 0]
+        y = origin[1] + t * directions[:, 1]
+        t[x * x + y * y > radius * radius] = numpy.nan
+        best = numpy.fmin(best, numpy.where(t > 0.0, t, numpy.nan))
+    return best
+
+
+_HITS = {'box': _box_hit, 'sphere': _sphere_hit, 'cylinder': _cylinder_hit}
+
+
+def cloud_message(points, camera, stamp):
+    """Return an organized PointCloud2 (float32 x, y, z) of rendered points."""
+    message = PointCloud2()
+    message.header.stamp = stamp
+    message.header.frame_id = CAMERA_NAME
+    message.height, message.width = camera.height, camera.width
+    message.fields = [PointField(name=axis, offset=4 * index, datatype=PointField.FLOAT32,
+                                 count=1) for index, axis in enumerate('xyz')]
+    message.is_bigendian = sys.byteorder == 'big'
+    message.point_step, message.row_step = 12, 12 * camera.width
+    message.is_dense = False
+    message.data = points.astype(numpy.float32).tobytes()
+    return message
+
+
+class DepthCameraScene(ScenePublisher):
+    """The demo scene publisher with the depth camera (see the module docstring)."""
+
+    def __init__(self, config, stamp_log=None, node_name='gjk_demo_scene',
+                 camera=DepthCamera()):
+        self._camera, self._pose = camera, camera_pose(camera)
+        self._robot = urdf_primitives(config.urdf)
+        self._user_stamp_log = stamp_log
+        self._cloud_pub = None
+        super().__init__(config, stamp_log=self._on_tick, node_name=node_name)
+        self._cloud_pub = self.create_publisher(PointCloud2, CAMERA_TOPIC,
+                                                qos_profile_sensor_data)
+        # The camera does not move: a static transform, from its own latched publisher (one
+        # latched message per publisher, so the arm's static joints stay latched too).
+        self._camera_tf = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        now = self.get_clock().now().to_msg()
+        self._camera_tf.publish(TFMessage(transforms=[
+            make_transform(FIXED_FRAME, CAMERA_NAME, self._pose, now)]))
+
+    def _on_tick(self, stamp_ns):
+        """Render the frame of the TF tick just sent, with its stamp."""
+        if self._user_stamp_log is not None:
+            self._user_stamp_log(stamp_ns)
+        tick = self._tick - 1
+        if self._cloud_pub is None or tick % self._camera.every:
+            return
+        time = tick / self._config.rate_hz
+        positions = {name: motion.at(time) for name, motion in self._config.joint_motion.items()}
+        frames = {frame.child: frame.pose_at(time) for frame in self._config.moving_frames}
+        shapes = scene_primitives(self._config, self._robot, positions, frames)
+        points = render(self._camera, self._pose, shapes)
+        stamp = TransformStamped().header.stamp
+        stamp.sec, stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+        self._cloud_pub.publish(cloud_message(points, self._camera, stamp))
+
+
+def main(argv=None):
+    """Run the demo scene with the depth camera."""
+    argv = sys.argv[1:] if argv is None else argv
+    options, ros_args = parse_args(argv)
+    config = demo_scene_config(rate_hz=options.rate_hz)
+    config.obstacle_topic = options.obstacle_topic
+    config.collision_objects = options.collision_objects
+    run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration,
+              node_class=DepthCameraScene)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,80 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The demo's depth camera: its rays hit the surfaces of the primitives it renders, first."""
+
+import math
+
+from gjk_ros.core import ConvexPolytope
+from gjk_ros.core.points import PointDistanceShape
+import numpy
+import pytest
+
+pytest.importorskip('sensor_msgs.msg')
+
+from gjk_ros.demo.depth_camera import (camera_pose, DepthCamera, render,  # noqa: E402, I100
+                                       scene_primitives, urdf_primitives)
+from gjk_ros.demo.scene import demo_scene_config  # noqa: E402
+
+CORE_SHAPES = {
+    'box': lambda size: ConvexPolytope.box(size),
+    'sphere': lambda size: ConvexPolytope.sphere(size[0]),
+    'cylinder': lambda size: ConvexPolytope.cylinder(size[0], 2.0 * size[1]),
+}
+
+
+def scene_at(time=1.3):
+    config = demo_scene_config()
+    positions = {name: motion.at(time) for name, motion in config.joint_motion.items()}
+    frames = {frame.child: frame.pose_at(time) for frame in config.moving_frames}
+    return scene_primitives(config, urdf_primitives(config.urdf), positions, frames)
+
+
+def test_every_hit_is_on_the_nearest_surface_along_its_ray():
+    camera = DepthCamera(width=64, height=48)
+    pose, shapes = camera_pose(camera), scene_at()
+    local = render(camera, pose, shapes)
+    hits = numpy.isfinite(local).all(axis=1)
+    assert 0.3 < hits.mean() < 1.0
+    world = local[hits] @ pose[:3, :3].T + pose[:3, 3]
+    prepared = [(PointDistanceShape(CORE_SHAPES[kind](size)), shape_pose)
+                for kind, shape_pose, size in shapes]
+    distances = numpy.array([shape.signed_distances(world, shape_pose)
+                             for shape, shape_pose in prepared] + [world[:, 2]])
+    # On a surface (the floor counts), and inside none: the first hit along the ray.
+    assert numpy.abs(distances).min(axis=0).max() < 1e-9
+    assert distances.min() > -1e-9
+    depth = numpy.linalg.norm(local[hits], axis=1)
+    assert depth.max() <= camera.max_range
+
+
+def test_the_arm_is_in_the_picture():
+    """The self-filter has work to do: some rays end on the arm's links."""
+    camera = DepthCamera(width=64, height=48)
+    pose = camera_pose(camera)
+    config = demo_scene_config()
+    robot = urdf_primitives(config.urdf)
+    arm_only = scene_at()[:len(robot)]
+    local = render(camera, pose, arm_only, floor=False)
+    assert numpy.isfinite(local).all(axis=1).sum() > 50
+
+
+def test_optical_frame_looks_at_the_target():
+    camera = DepthCamera()
+    pose = camera_pose(camera)
+    forward = numpy.subtract(camera.target, camera.eye)
+    assert numpy.allclose(pose[:3, 2], forward / numpy.linalg.norm(forward))
+    assert pose[2, 1] < 0.0  # image y points down
+    assert numpy.allclose(pose[:3, :3].T @ pose[:3, :3], numpy.eye(3))
+    assert math.isclose(numpy.linalg.det(pose[:3, :3]), 1.0)
