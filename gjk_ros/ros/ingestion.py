@@ -42,6 +42,7 @@ import time
 from gjk_ros.ros.geometry_worker import worker_main
 from gjk_ros.ros.jobs import IngestResult, Job, model_error, send_job
 from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.model_imports import load_models
 
 __all__ = ['Ingestor', 'start_worker_server', 'worker_context', 'WorkerStartError']
 
@@ -219,6 +220,8 @@ class Ingestor:
             return job
 
     def _run(self):
+        # Results are unpickled on this thread, which imports gjk_ros.models: first, whole.
+        load_models()
         if self._start_worker:
             # Start the worker now, not at the first job: its interpreter and imports (about
             # 1.5 s) then overlap the node's own start instead of delaying the first geometry.

@@ -25,6 +25,8 @@ import hashlib
 import math
 import struct
 
+from gjk_ros.ros.model_imports import load_models
+
 __all__ = ['ADD', 'body_of', 'check_pose', 'DELETE', 'DELETEALL', 'geometry_key', 'IngestResult',
            'Job', 'lifetime_expiry', 'marker_count', 'marker_name', 'MarkerOp', 'model_error',
            'receive_job', 'send_job']
@@ -78,6 +80,7 @@ class Job:
 
 
 def model_error(key, reason):
+    load_models()  # one whole import, whatever thread (model_imports.py)
     from gjk_ros.models import ModelError
     return ModelError(body_of(key), reason)
 

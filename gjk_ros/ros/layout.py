@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 import zlib
 
 from gjk_ros.ros.bodies import LINK, OBSTACLE, TrackedPiece
+from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.pairs import build_layout, PairTracker
 from gjk_ros.ros.records import PairStatus
 import numpy
@@ -177,6 +178,7 @@ class Layout:
         parts = self._decomposer.parts_for(tracked.piece)
         if scale != 1.0:
             # Imported here, as in _self_pairs: only a scaled link needs gjk_ros.models.
+            load_models()  # one whole import, whatever thread (model_imports.py)
             from gjk_ros.models.collision_objects import scaled_shape, shape_centre
             whole = tracked.piece.shape
             if not parts:
@@ -195,6 +197,7 @@ class Layout:
             return ()
         # Imported here: gjk_ros.models brings trimesh (0.45 s), which only the worker
         # needs otherwise; the node's start waits for its imports.
+        load_models()  # one whole import, whatever thread (model_imports.py)
         from gjk_ros.models.kinematics import self_collision_pairs
         disabled, rules = world.disabled_links, world.collision_rules
 

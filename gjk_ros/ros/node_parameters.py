@@ -24,6 +24,7 @@ reason (``ros2 param set`` prints it).
 
 import math
 
+from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.params import (Config, PARAMETERS, parse_body_descriptions,
                                 source_parameter_of, source_parameter_specs,
                                 START_UP_SOURCE_PARAMETERS, validate_parameter)
@@ -194,6 +195,7 @@ def _check_primitive_pieces(text, limits=None):
     if not bodies:
         return None  # the usual empty default: no need to import the models (see below)
     # Imported here: gjk_ros.models brings trimesh, which only the worker needs otherwise.
+    load_models()  # one whole import, whatever thread (model_imports.py)
     from gjk_ros.models import ModelError, piece_from_description
     for name, _, descriptions in bodies:
         for description in descriptions:

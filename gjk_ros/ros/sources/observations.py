@@ -51,6 +51,7 @@ import time
 
 from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
 from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.clouds import decode_laserscan, decode_pointcloud2, read_cloud_header
 from gjk_ros.ros.tf_buffer import TfStatus
@@ -333,6 +334,7 @@ class ObservationSource(Source):
         return {key[1:] for _, key in world.bodies.keys(OBSTACLE, self.name)}
 
     def _set_points(self, world):
+        load_models()  # one whole import, whatever thread (model_imports.py)
         from gjk_ros.models.pieces import CollisionPiece
         fixed = self._config.fixed_frame
         entries = [(self.name, (self.name,) + key,

@@ -36,6 +36,7 @@ makes sense after the messages before it.
 import itertools
 
 from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.tf_buffer import TfStatus
 from gjk_ros.ros.world import CollisionRules
@@ -174,6 +175,7 @@ class PlanningSceneSource(Source):
             return
         self._problems.resolve(decode)
         if self._state is None:
+            load_models()  # one whole import, whatever thread (model_imports.py)
             from gjk_ros.models.collision_objects import SceneState
             self._state = SceneState()
         kind, *value = result.value

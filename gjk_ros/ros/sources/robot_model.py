@@ -26,6 +26,7 @@ it never goes silent. Until a model is built, the node is not ready (when
 from dataclasses import dataclass
 
 from gjk_ros.ros.bodies import LINK
+from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.qos import LATCHED_QOS
 from gjk_ros.ros.sources.base import Source
 from std_msgs.msg import String
@@ -154,6 +155,7 @@ class RobotModelSource(Source):
         if not self._groups or not self._joints:
             world.link_groups = {}
             return
+        load_models()  # one whole import, whatever thread (model_imports.py)
         from gjk_ros.models.srdf import group_links
         world.link_groups = {name: group_links(self._groups, self._joints, name)
                              for name in self._groups}
