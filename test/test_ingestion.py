@@ -62,11 +62,13 @@ def ingestor():
 
 
 def test_a_batch_keeps_the_latest_marker_and_orders_deleteall(ingestor):
-    # Queued together (the worker is still starting): one batch, latest wins per id.
-    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=1.0), cube('b', 0)), 1.0)
-    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=2.0)), 2.0)
-    ingestor.submit_markers('obstacle', raw(Marker(ns='b', action=Marker.DELETEALL),
-                                            cube('c', 1)), 3.0)
+    # Queued together (holding the queue's lock, a reentrant one, so that the dispatcher
+    # cannot take the first before the others arrive): one batch, latest wins per id.
+    with ingestor._condition:
+        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=1.0), cube('b', 0)), 1.0)
+        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=2.0)), 2.0)
+        ingestor.submit_markers('obstacle', raw(Marker(ns='b', action=Marker.DELETEALL),
+                                                cube('c', 1)), 3.0)
     (result,) = results(ingestor, 1)
     clears, ops, heard = result.value
     assert clears == ['b'] and heard == {'a': 2.0, 'b': 3.0, 'c': 3.0}
