@@ -608,3 +608,24 @@ def box_urdf(robot, links):
 def session_domain_id():
     """Return the ROS domain id conftest holds for this test process (module fixtures)."""
     return int(os.environ['ROS_DOMAIN_ID'])
+
+
+def installed_launch_description(arguments):
+    """
+    Return a launch description that includes the installed launch file, then starts the tests.
+
+    For launch_testing's ``generate_test_description``; ``arguments`` are the launch
+    arguments (strings), as on a ``ros2 launch`` line.
+    """
+    import launch
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+    import launch_testing.actions
+    from ament_index_python.packages import get_package_share_directory
+    launch_file = os.path.join(get_package_share_directory('gjk_ros'), 'launch',
+                               'gjk_distance.launch.py')
+    return launch.LaunchDescription([
+        IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
+                                 launch_arguments=dict(arguments).items()),
+        launch_testing.actions.ReadyToTest(),
+    ])

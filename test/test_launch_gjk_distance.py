@@ -29,16 +29,12 @@ import pytest
 
 launch_testing = pytest.importorskip('launch_testing')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-from gjk_ros.core import ConvexPolytope, signed_distance  # noqa: E402
+from gjk_ros.core import ConvexPolytope, signed_distance  # noqa: E402, I100
 from gjk_ros.ros import PairStatus  # noqa: E402
-import launch  # noqa: E402
-from launch.actions import IncludeLaunchDescription  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
-from node_harness import (box_urdf, find_record, marker, matrix, Scene,  # noqa: E402
-                          STARTUP_TIMEOUT)
+from node_harness import (box_urdf, find_record, installed_launch_description,  # noqa: E402
+                          marker, matrix, Scene, STARTUP_TIMEOUT)
 
 CUBE_CENTRE = (0.4, 0.1, 0.0)
 NAMESPACE = 'launch_test_%d' % os.getpid()
@@ -47,14 +43,7 @@ NAMESPACE = 'launch_test_%d' % os.getpid()
 @pytest.mark.launch_test
 def generate_test_description():
     """Include the installed launch file, then start the tests."""
-    launch_file = os.path.join(get_package_share_directory('gjk_ros'), 'launch',
-                               'gjk_distance.launch.py')
-    return launch.LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
-                                 launch_arguments={'fixed_frame': 'world',
-                                                   'namespace': NAMESPACE}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return installed_launch_description({'fixed_frame': 'world', 'namespace': NAMESPACE})
 
 
 class TestDistances(unittest.TestCase):

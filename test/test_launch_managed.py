@@ -32,19 +32,15 @@ import pytest
 
 launch_testing = pytest.importorskip('launch_testing')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from gjk_ros.ros import PairStatus  # noqa: E402
 from gjk_ros.ros.qos import safety_period  # noqa: E402
-import launch  # noqa: E402
-from launch.actions import IncludeLaunchDescription  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 from lifecycle_msgs.msg import State, Transition  # noqa: E402
 from lifecycle_msgs.srv import ChangeState, GetState  # noqa: E402
-from node_harness import (box_urdf, find_record, marker, Scene, STARTUP_TIMEOUT,  # noqa: E402
-                          TIMEOUT, wait_until)
+from node_harness import (box_urdf, find_record, installed_launch_description,  # noqa: E402
+                          marker, Scene, STARTUP_TIMEOUT, TIMEOUT, wait_until)
 from std_msgs.msg import Float64  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
 from test_node_safety_outputs import QosConsumer  # noqa: E402
@@ -57,14 +53,7 @@ RATE_HZ = 30.0  # the installed parameter file's rate_hz
 @pytest.mark.launch_test
 def generate_test_description():
     """Include the installed launch file with autostart:=false."""
-    launch_file = os.path.join(get_package_share_directory('gjk_ros'), 'launch',
-                               'gjk_distance.launch.py')
-    return launch.LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
-                                 launch_arguments={'namespace': NAMESPACE,
-                                                   'autostart': 'false'}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return installed_launch_description({'namespace': NAMESPACE, 'autostart': 'false'})
 
 
 def call(scene, service_type, name, request, timeout=STARTUP_TIMEOUT):

@@ -29,12 +29,8 @@ import pytest
 
 launch_testing = pytest.importorskip('launch_testing')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-import launch  # noqa: E402
-from launch.actions import IncludeLaunchDescription  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-import launch_testing.actions  # noqa: E402
-from node_harness import box_urdf, Scene, STARTUP_TIMEOUT, wait_until  # noqa: E402
+from node_harness import (box_urdf, installed_launch_description, Scene,  # noqa: E402, I100
+                          STARTUP_TIMEOUT, wait_until)
 from std_msgs.msg import Float64  # noqa: E402
 
 NAMESPACE = 'sim_time_test_%d' % os.getpid()
@@ -43,15 +39,8 @@ NAMESPACE = 'sim_time_test_%d' % os.getpid()
 @pytest.mark.launch_test
 def generate_test_description():
     """Include the installed launch file with use_sim_time:=true."""
-    launch_file = os.path.join(get_package_share_directory('gjk_ros'), 'launch',
-                               'gjk_distance.launch.py')
-    return launch.LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
-                                 launch_arguments={'namespace': NAMESPACE,
-                                                   'use_sim_time': 'true',
-                                                   'log_level': 'debug'}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return installed_launch_description({'namespace': NAMESPACE, 'use_sim_time': 'true',
+                                         'log_level': 'debug'})
 
 
 class TestSimTime(unittest.TestCase):

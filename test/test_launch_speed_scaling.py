@@ -37,15 +37,10 @@ import pytest
 
 launch_testing = pytest.importorskip('launch_testing')
 
-from ament_index_python.packages import get_package_share_directory  # noqa: E402, I100
-from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler  # noqa: E402
-import launch  # noqa: E402
-from launch.actions import IncludeLaunchDescription  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-import launch_testing.actions  # noqa: E402
-from node_harness import (box_urdf, marker, Scene, STARTUP_TIMEOUT, TIMEOUT,  # noqa: E402
-                          wait_until)
+from node_harness import (box_urdf, installed_launch_description, marker, Scene,  # noqa: E402
+                          STARTUP_TIMEOUT, TIMEOUT, wait_until)
 from std_msgs.msg import Float64  # noqa: E402
 import yaml  # noqa: E402
 
@@ -75,14 +70,7 @@ def _parameter_file():
 @pytest.mark.launch_test
 def generate_test_description():
     """Include the installed launch file with a parameter file of the test's own."""
-    launch_file = os.path.join(get_package_share_directory('gjk_ros'), 'launch',
-                               'gjk_distance.launch.py')
-    return launch.LaunchDescription([
-        IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file),
-                                 launch_arguments={'namespace': NAMESPACE,
-                                                   'params_file': _parameter_file()}.items()),
-        launch_testing.actions.ReadyToTest(),
-    ])
+    return installed_launch_description({'namespace': NAMESPACE, 'params_file': _parameter_file()})
 
 
 def detail_values(message):
