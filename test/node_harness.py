@@ -32,6 +32,7 @@ The demo helper may import this module read-only.
 """
 
 import atexit
+import contextlib
 import json
 import os
 import pathlib
@@ -47,6 +48,7 @@ try:
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from geometry_msgs.msg import Point, TransformStamped
     from gjk_ros.ros import read_distances
+    from gjk_ros.ros.params import PARAMETERS
     from gjk_ros.ros.qos import LATCHED_QOS, MARKER_QOS, TF_QOS
     import numpy
     import rclpy
@@ -65,8 +67,8 @@ except ImportError as error:
 
 # Re-exported so that test modules need no ROS import of their own before this one.
 __all__ = ['box_urdf', 'DiagnosticStatus', 'find_record', 'LATCHED_QOS', 'Marker', 'marker',
-           'matrix', 'NodeProcess', 'Parameter', 'Scene', 'session_domain_id',
-           'STARTUP_TIMEOUT', 'TFMessage', 'TIMEOUT', 'wait_until']
+           'matrix', 'NodeProcess', 'Parameter', 'parameter', 'Scene', 'session_domain_id',
+           'set_or_fail', 'setting', 'STARTUP_TIMEOUT', 'TFMessage', 'TIMEOUT', 'wait_until']
 
 VENV_BIN = pathlib.Path(sys.executable).parent
 NODE_EXECUTABLE = VENV_BIN / 'gjk_distance_node'
@@ -629,3 +631,35 @@ def installed_launch_description(arguments):
                                  launch_arguments=dict(arguments).items()),
         launch_testing.actions.ReadyToTest(),
     ])
+
+
+def parameter(name, value):
+    """
+    Return a ``Parameter`` typed as the node declares ``name``.
+
+    A name of ``PARAMETERS`` takes its declared kind (so 20 sets a double to 20.0); any other
+    (a source's ``<name>.*``) the type of ``value``: float a double, a list a string array.
+    """
+    kind = {spec.name: spec.kind for spec in PARAMETERS}.get(name)
+    if kind == 'string_array' or (kind is None and isinstance(value, (list, tuple))):
+        return Parameter(name, Parameter.Type.STRING_ARRAY, list(value))
+    if kind == 'double' or (kind is None and isinstance(value, float)):
+        return Parameter(name, Parameter.Type.DOUBLE, float(value))
+    return Parameter(name, value=value)
+
+
+def set_or_fail(scene, **values):
+    """Set parameters through the node's parameter service; every one must be accepted."""
+    answers = scene.set_node_parameters([parameter(name, value)
+                                         for name, value in values.items()])
+    assert all(answer.successful for answer in answers), [a.reason for a in answers]
+
+
+@contextlib.contextmanager
+def setting(scene, restore, **values):
+    """Set parameters for a ``with`` block, then put back ``restore[name]`` for each."""
+    set_or_fail(scene, **values)
+    try:
+        yield
+    finally:
+        set_or_fail(scene, **{name: restore[name] for name in values})

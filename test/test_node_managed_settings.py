@@ -24,13 +24,13 @@ ramp (stop 0.1 m, slowdown 0.5 m, margin 0.02 m) the factor rises from 0 to ramp
 every-parameter check.
 """
 
-import contextlib
 import math
 import os
 
 from gjk_ros.ros.speed_scaling import ramp, ScalingSettings
-from node_harness import (box_urdf, marker, NodeProcess, Parameter, Scene,  # noqa: F401
-                          session_domain_id, STARTUP_TIMEOUT, TIMEOUT, wait_until)
+from node_harness import (box_urdf, marker, NodeProcess, parameter, Scene,  # noqa: F401
+                          session_domain_id, set_or_fail, setting as harness_setting,
+                          STARTUP_TIMEOUT, TIMEOUT, wait_until)
 import pytest
 import yaml
 
@@ -115,26 +115,8 @@ def holds(scene, factor, cycles=20):
     return all(abs(value - factor) < 1e-9 for value in values)
 
 
-def parameter(name, value):
-    if isinstance(value, float):
-        return Parameter(name, Parameter.Type.DOUBLE, value)
-    if isinstance(value, list):
-        return Parameter(name, Parameter.Type.STRING_ARRAY, value)
-    return Parameter(name, value=value)
-
-
-def set_or_fail(scene, **values):
-    answers = scene.set_node_parameters([parameter(n, v) for n, v in values.items()])
-    assert all(answer.successful for answer in answers), [a.reason for a in answers]
-
-
-@contextlib.contextmanager
 def setting(scene, **values):
-    set_or_fail(scene, **values)
-    try:
-        yield
-    finally:
-        set_or_fail(scene, **{name: START[name] for name in values})
+    return harness_setting(scene, START, **values)
 
 
 def check_ramp(scene, node, tmp_path):

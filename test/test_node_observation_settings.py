@@ -24,13 +24,12 @@ test_node_settings' table, so no parameter escapes the every-parameter check; a 
 parameters are named ``<name>.<parameter>`` there and set as ``cam.<parameter>``.
 """
 
-import contextlib
 import math
 import os
 
 from gjk_ros.ros import PairStatus
-from node_harness import find_record, NodeProcess, Parameter, Scene, session_domain_id, \
-    STARTUP_TIMEOUT, wait_until
+from node_harness import find_record, NodeProcess, parameter, Scene, session_domain_id, \
+    setting as harness_setting, STARTUP_TIMEOUT, wait_until
 import numpy
 import pytest
 import yaml
@@ -77,24 +76,10 @@ def scene(node):
         yield scene
 
 
-def parameter(name, value):
-    if isinstance(value, float):
-        return Parameter(name, Parameter.Type.DOUBLE, value)
-    if isinstance(value, list):
-        return Parameter(name, Parameter.Type.STRING_ARRAY, value)
-    return Parameter(name, value=value)
-
-
-@contextlib.contextmanager
 def setting(scene, **values):
     """Set parameters (``cam__x`` stands for ``cam.x``), then restore their defaults."""
     values = {name.replace('__', '.'): value for name, value in values.items()}
-    answers = scene.set_node_parameters([parameter(n, v) for n, v in values.items()])
-    assert all(answer.successful for answer in answers), [a.reason for a in answers]
-    try:
-        yield
-    finally:
-        scene.set_node_parameters([parameter(name, DEFAULTS[name]) for name in values])
+    return harness_setting(scene, DEFAULTS, **values)
 
 
 def cam_record(scene):

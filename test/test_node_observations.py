@@ -211,12 +211,17 @@ def node(tmp_path_factory):
 def scene(node):
     with Scene(session_domain_id()) as scene:
         scene.send_static_tf('world', 'cam', *CAM_POSE)
-        scene.send_tf('world', 'arm', *ARM_POSE)
-        scene.send_tf('world', 'hand', *HAND_POSE)
-        scene.send_urdf(URDF)
-        wait_until(lambda: {'arm', 'hand'} <= set(scene.name_list('links')),
-                   STARTUP_TIMEOUT, 'the links on ~/names', node_process=node)
+        send_robot(scene, node)
         yield scene
+
+
+def send_robot(scene, node):
+    """Publish the two-link robot at ARM_POSE and HAND_POSE; wait until the node has it."""
+    scene.send_tf('world', 'arm', *ARM_POSE)
+    scene.send_tf('world', 'hand', *HAND_POSE)
+    scene.send_urdf(URDF)
+    wait_until(lambda: {'arm', 'hand'} <= set(scene.name_list('links')),
+               STARTUP_TIMEOUT, 'the links on ~/names', node_process=node)
 
 
 @pytest.mark.parametrize('seed', range(3))

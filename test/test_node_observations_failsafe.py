@@ -24,12 +24,11 @@ import math
 import os
 
 from gjk_ros.ros import PairStatus
-from node_harness import (find_record, NodeProcess, Scene, session_domain_id, STARTUP_TIMEOUT,
-                          wait_until)
+from node_harness import find_record, NodeProcess, Scene, session_domain_id, wait_until
 import numpy
 import pytest
-from test_node_observations import (ARM_POSE, cloud_message, expect_exact, HAND_POSE, Sensors,
-                                    URDF)
+from test_node_observations import (ARM_POSE, cloud_message, expect_exact, send_robot,
+                                    Sensors)
 
 pytestmark = pytest.mark.ros
 
@@ -62,11 +61,7 @@ def node(tmp_path_factory):
 @pytest.fixture(scope='module')
 def scene(node):
     with Scene(session_domain_id()) as scene:
-        scene.send_tf('world', 'arm', *ARM_POSE)
-        scene.send_tf('world', 'hand', *HAND_POSE)
-        scene.send_urdf(URDF)
-        wait_until(lambda: {'arm', 'hand'} <= set(scene.name_list('links')),
-                   STARTUP_TIMEOUT, 'the links on ~/names', node_process=node)
+        send_robot(scene, node)
         yield scene
 
 

@@ -26,14 +26,14 @@ One node process serves the module. The robot has no robot_description (it comes
 (0, 0.3, 0.5); the obstacle ``boxes/0`` is a 0.2 m cube at (0.5, 0, 0.5), 0.3 m from ``arm``.
 """
 
-import contextlib
 import math
 import os
 
 from gjk_ros.ros import PairStatus
 from gjk_ros.ros.params import PARAMETERS
 from node_harness import (box_urdf, find_record, Marker, marker, NodeProcess, Parameter,
-                          Scene, session_domain_id, STARTUP_TIMEOUT, wait_until)
+                          Scene, session_domain_id, setting as harness_setting,
+                          STARTUP_TIMEOUT, wait_until)
 import pytest
 from sensor_msgs.msg import PointCloud2
 from test_node_decomposition import cache_leg_parts, l_mesh, L_URI_PATTERN
@@ -62,14 +62,8 @@ START = {
 }
 
 
-def start_value(name):
-    spec = {spec.name: spec for spec in PARAMETERS}[name]
-    value = START.get(name, spec.default)
-    if spec.kind == 'string_array':
-        return Parameter(name, Parameter.Type.STRING_ARRAY, list(value))
-    if spec.kind == 'double':
-        return Parameter(name, Parameter.Type.DOUBLE, float(value))
-    return Parameter(name, value=value)
+# The value each parameter has at the start: what setting() puts back.
+START_VALUES = {spec.name: START.get(spec.name, spec.default) for spec in PARAMETERS}
 
 
 @pytest.fixture(scope='module')
@@ -99,29 +93,9 @@ def box_marker(ns='boxes', marker_id=0, **fields):
     return marker(ns, marker_id, xyz=(0.5, 0.0, 0.5), scale=(0.2, 0.2, 0.2), **fields)
 
 
-@contextlib.contextmanager
 def setting(scene, **values):
     """Set parameters on the node; put back their start values afterwards."""
-    set_or_fail(scene, **values)
-    try:
-        yield
-    finally:
-        answers = scene.set_node_parameters([start_value(name) for name in values])
-        assert all(answer.successful for answer in answers), answers
-
-
-def set_or_fail(scene, **values):
-    parameters = []
-    for name, value in values.items():
-        kind = {spec.name: spec.kind for spec in PARAMETERS}[name]
-        if kind == 'string_array':
-            parameters.append(Parameter(name, Parameter.Type.STRING_ARRAY, list(value)))
-        elif kind == 'double':
-            parameters.append(Parameter(name, Parameter.Type.DOUBLE, float(value)))
-        else:
-            parameters.append(Parameter(name, value=value))
-    answers = scene.set_node_parameters(parameters)
-    assert all(answer.successful for answer in answers), [a.reason for a in answers]
+    return harness_setting(scene, START_VALUES, **values)
 
 
 def arm_record(scene, obstacle='boxes/0', link='arm'):

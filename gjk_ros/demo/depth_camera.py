@@ -34,9 +34,8 @@ import sys
 import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import TransformStamped
-from gjk_ros.demo.scene import (demo_scene_config, FIXED_FRAME, make_transform, parse_args,
-                                parse_urdf_joints, rpy_matrix, run_scene, ScenePublisher,
-                                translation_matrix)
+from gjk_ros.demo.scene import FIXED_FRAME, main as scene_main, make_transform, \
+    parse_urdf_joints, rpy_matrix, ScenePublisher, translation_matrix
 from gjk_ros.ros.qos import LATCHED_QOS
 import numpy
 from rclpy.qos import qos_profile_sensor_data
@@ -298,13 +297,7 @@ class DepthCameraScene(ScenePublisher):
 
 def main(argv=None):
     """Run the demo scene with the depth camera."""
-    argv = sys.argv[1:] if argv is None else argv
-    options, ros_args = parse_args(argv)
-    config = demo_scene_config(rate_hz=options.rate_hz)
-    config.obstacle_topic = options.obstacle_topic
-    config.collision_objects = options.collision_objects
-    run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration,
-              node_class=DepthCameraScene)
+    scene_main(argv, node_class=DepthCameraScene)
 
 
 if __name__ == '__main__':

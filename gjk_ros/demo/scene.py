@@ -568,14 +568,15 @@ def parse_args(argv: Optional[Sequence[str]] = None):
     return parser.parse_known_args(argv)
 
 
-def main(argv=None):
-    """Run the demo scene publisher."""
+def main(argv=None, node_class=ScenePublisher):
+    """Run the demo scene publisher (``node_class``: a ScenePublisher subclass may add to it)."""
     argv = sys.argv[1:] if argv is None else argv
     options, ros_args = parse_args(argv)
     config = demo_scene_config(rate_hz=options.rate_hz)
     config.obstacle_topic = options.obstacle_topic
     config.collision_objects = options.collision_objects
-    run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration)
+    run_scene(config, args=[sys.argv[0]] + ros_args, duration=options.duration,
+              node_class=node_class)
 
 
 if __name__ == '__main__':

@@ -74,6 +74,8 @@ class Layout:
         self.marker_ids = []
         self.self_mask = numpy.zeros(0, dtype=bool)
         self.link_ids = []
+        # source name -> (piece indices, [(kind, name, key)]): what Source.silent and
+        # Source.data_times are asked about every cycle, made once per rebuild.
         self.by_source = {}
         self._present = None
         self._unmatched = None
@@ -126,9 +128,7 @@ class Layout:
         self.marker_ids = [_stable_id(loc.key if not isinstance(uid, tuple)
                                       else loc.key + ('part', uid[1]))
                            for uid, loc in zip(layout.piece_uids, self.locations)]
-        self.by_source = {}
-        for index, location in enumerate(self.locations):
-            self.by_source.setdefault(location.source, []).append(index)
+        self.by_source = _pieces_by_source(self.locations)
         self.tracker.rebuild(layout, self.shapes)
         self.link_ids = [body_id for _, body_id, _, _ in links]
         # Judged when asked (diagnostics, once a second), not on every rebuild.
@@ -269,3 +269,13 @@ def _body_state(bodies, kind, name):
 def _stable_id(key):
     """Return a stable integer for a piece key (the same every cycle and every run)."""
     return zlib.crc32(repr(key).encode())
+
+
+def _pieces_by_source(locations):
+    """Group the layout's pieces by their source: (indices, [(kind, name, key)]) each."""
+    grouped = {}
+    for index, location in enumerate(locations):
+        grouped.setdefault(location.source, []).append(index)
+    return {source: (numpy.array(indices, dtype=numpy.int64),
+                     [(locations[i].kind, locations[i].name, locations[i].key) for i in indices])
+            for source, indices in grouped.items()}

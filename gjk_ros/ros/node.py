@@ -383,10 +383,8 @@ class DistanceNode(LifecycleNode):
         A silent source's pieces become STALE; each piece's data time becomes the older of
         its transform's and its source's (``Source.data_times``).
         """
-        for name, indices in self.layout.by_source.items():
-            source, indices = self.sources[name], numpy.array(indices)
-            pieces = [(piece.kind, piece.name, piece.key)
-                      for piece in (self.layout.locations[index] for index in indices)]
+        for name, (indices, pieces) in self.layout.by_source.items():
+            source = self.sources[name]
             silent = numpy.array(source.silent(pieces, now), dtype=bool)
             chosen = indices[silent]
             inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE

@@ -251,9 +251,10 @@ class Outputs:
         minimum = min_distance(records[counted], not reasons, config.max_distance,
                                config.allow_no_obstacles)
         self.min_distance.publish(Float64(data=minimum))
+        link_names = names.names_by_id(LINK)
         link, obstacle, cause = safety_cause(
             records[counted], self_mask[counted], minimum, reasons,
-            (names.names_by_id(LINK), names.names_by_id(OBSTACLE)), config.max_distance)
+            (link_names, names.names_by_id(OBSTACLE)), config.max_distance)
         self.safety.publish(Range(header=header, radiation_type=Range.INFRARED,
                                   field_of_view=0.0, min_range=-math.inf,
                                   max_range=config.max_distance, range=minimum))
@@ -264,7 +265,7 @@ class Outputs:
         values.update(self.scaling.publish(
             minimum, records[counted], lambda subset: min_distance(
                 subset, not reasons, config.max_distance, config.allow_no_obstacles),
-            names.names_by_id(LINK), link_groups))
+            link_names, link_groups))
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
@@ -329,6 +330,9 @@ class ScalingOutputs:
         self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
         self.groups = {}  # name -> (patterns or None for an SRDF group, SpeedScaler, publisher)
         self.settings = ScalingSettings()
+        # Each group's link ids, and the (link names, SRDF groups) they were matched for: the
+        # patterns are matched again only when the links or the groups change, not per cycle.
+        self._members, self._members_of = {}, None
 
     def configure(self, config):
         """Take the scaling parameters; make or drop the group publishers they name."""
@@ -357,6 +361,7 @@ class ScalingOutputs:
                                                         self._qos)
             scaler.configure(settings)
             self.groups[name] = (group_patterns and tuple(group_patterns), scaler, publisher)
+        self._members_of = None
 
     def reset(self):
         """Every factor back to 0 (activation: nothing measured yet)."""
@@ -374,16 +379,27 @@ class ScalingOutputs:
         factor = self.overall.step(minimum)
         self.publisher.publish(Float64(data=factor))
         values = {'speed_scaling': repr(factor)}
-        for name, (patterns, scaler, publisher) in sorted(self.groups.items()):
+        members = self._group_members(link_names, link_groups)
+        for name, (_, scaler, publisher) in sorted(self.groups.items()):
             group_minimum = -math.inf
-            if patterns is not None or name in link_groups:
-                ids = [link_id for link_id, link in link_names.items()
-                       if _in_group(link, patterns, link_groups.get(name))]
-                group_minimum = minimum_of(records[numpy.isin(records['link_id'], ids)])
+            if members[name] is not None:
+                group_minimum = minimum_of(records[numpy.isin(records['link_id'],
+                                                              members[name])])
             group_factor = scaler.step(group_minimum)
             publisher.publish(Float64(data=group_factor))
             values['speed_scaling ' + name] = repr(group_factor)
         return values
+
+    def _group_members(self, link_names, link_groups):
+        """``{group: link ids}``, None for an SRDF group the SRDF does not have (unknown)."""
+        if self._members_of != (link_names, link_groups):
+            self._members = {
+                name: None if patterns is None and name not in link_groups else numpy.array(
+                    [link_id for link_id, link in link_names.items()
+                     if _in_group(link, patterns, link_groups.get(name))], dtype=numpy.int64)
+                for name, (patterns, _, _) in self.groups.items()}
+            self._members_of = (link_names, link_groups)
+        return self._members
 
 
 def _in_group(link, patterns, srdf_links):
