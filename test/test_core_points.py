@@ -110,12 +110,49 @@ def test_grid_nearest_matches_brute_force(seed, cell):
     wall = numpy.c_[numpy.full(300, 0.7), rng.uniform(-1.0, 1.0, (300, 2))]
     points = numpy.vstack([spread, wall])
     grid = PointGrid(points, cell=cell)
+    assert same_rows(grid.points, points)
     for name, shape in shapes(rng).items():
         prepared, pose = PointDistanceShape(shape), random_pose(rng)
-        exact = prepared.signed_distances(points, pose)
+        exact = prepared.signed_distances(grid.points, pose)
         for hint in (None, int(rng.integers(len(points)))):
             distance, index = grid.nearest(prepared, pose, hint)
             assert distance == exact.min() and exact[index] == distance, name
+
+
+def same_rows(got, want):
+    """Whether two point arrays hold the same rows, in any order."""
+    def rows(points):
+        return points[numpy.lexsort(points.T[::-1])]
+    return got.shape == want.shape and numpy.array_equal(rows(got), rows(want))
+
+
+def test_grid_stores_each_cells_points_together():
+    """Cell c holds points[starts[c]:ends[c]], each in its cell, before and after a filter."""
+    rng = numpy.random.default_rng(7)
+    points = rng.normal(size=(500, 3))
+    grid = PointGrid(points, cell=0.3)
+    assert grid.starts[0] == 0 and grid.ends[-1] == len(points)
+    numpy.testing.assert_array_equal(grid.starts[1:], grid.ends[:-1])
+    assert_cells_hold_their_points(grid)
+    ball = PointDistanceShape(ConvexPolytope.sphere(0.8))
+    removed = grid.remove_near([(ball, numpy.eye(4))], 0.1)
+    near = numpy.linalg.norm(points, axis=1) <= 0.9
+    assert removed == int(near.sum()) > 0 and len(grid) == len(points) - removed
+    assert same_rows(grid.kept(), points[~near])
+    assert_cells_hold_their_points(grid)
+    held = [index for index in range(len(points)) if grid.holds(index)]
+    assert same_rows(grid.points[held], points[~near])
+    assert not grid.holds(-1) and not grid.holds(len(points))
+
+
+def assert_cells_hold_their_points(grid):
+    blocks = [numpy.arange(first, last) for first, last in zip(grid.starts, grid.ends)]
+    owner = numpy.repeat(numpy.arange(len(grid.starts)), grid.ends - grid.starts)
+    cells = numpy.floor((grid.points[numpy.concatenate(blocks)] - grid.low)
+                        * (1.0 / grid.edge)).astype(numpy.int64)
+    cells = numpy.minimum(cells, grid.dims - 1)
+    flat = cells[:, 0] + grid.dims[0] * (cells[:, 1] + grid.dims[1] * cells[:, 2])
+    numpy.testing.assert_array_equal(flat, owner)
 
 
 def test_grid_of_one_point_and_a_capped_grid():
@@ -133,9 +170,10 @@ def reference_gather(xyz, transform, ranges, heights, voxel):
     """Run the cloud pipeline's first pass one numpy step at a time (no fusion, no hash)."""
     xyz = xyz.astype(numpy.float64)
     finite = numpy.isfinite(xyz).all(axis=1)
-    with numpy.errstate(invalid='ignore'):
-        reach = numpy.sqrt((xyz ** 2).sum(axis=1))
-        keep = finite & (reach >= ranges[0]) & (reach <= ranges[1])
+    with numpy.errstate(invalid='ignore', over='ignore'):
+        squared = (xyz ** 2).sum(axis=1)  # ranges compare squared
+        keep = finite & (squared >= ranges[0] ** 2) & (squared <= ranges[1] ** 2) & \
+            numpy.isfinite(squared)
     world = xyz[keep] @ transform[:3, :3].T + transform[:3, 3]
     world = world[(world[:, 2] >= heights[0]) & (world[:, 2] <= heights[1])]
     if voxel > 0.0:
@@ -174,11 +212,13 @@ def test_gather_matches_the_step_by_step_pipeline(seed, dtype, pad, voxel, count
     transform = random_pose(rng)
     ranges = (float(rng.uniform(0.0, 1.0)), float(rng.choice([numpy.inf, 3.0])))
     heights = (float(rng.choice([-numpy.inf, -0.5])), float(rng.choice([numpy.inf, 1.0])))
-    got = CloudGatherer().gather(*packed_columns(xyz, dtype, *pad), transform, ranges,
-                                 heights, voxel)
+    got, bounds = CloudGatherer().gather(*packed_columns(xyz, dtype, *pad), transform, ranges,
+                                         heights, voxel)
     want = reference_gather(xyz, transform, ranges, heights, voxel)
     assert got.shape == want.shape
     numpy.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    if len(got):  # the bounds are those of the points returned, bit for bit
+        numpy.testing.assert_array_equal(bounds, [got.min(axis=0), got.max(axis=0)])
 
 
 @settings(max_examples=40, deadline=None)
@@ -197,13 +237,16 @@ def test_self_filter_and_nearest_match_brute_force(seed, padding, cell):
     grid = PointGrid(points, cell=cell)
     removed = grid.remove_near(pieces, padding)
     assert removed == int((~kept).sum())
-    assert sorted(grid.order.tolist()) == numpy.flatnonzero(kept).tolist()
+    assert same_rows(grid.kept(), points[kept]) and len(grid) == int(kept.sum())
     for row, (shape, pose) in enumerate(pieces):
         distance, index = grid.nearest(shape, pose)
         if not kept.any():
             assert (distance, index) == (numpy.inf, -1)
             continue
-        assert kept[index] and distance == table[row, kept].min()
-        # A hint (the last answer) changes nothing; a removed point is never used as one.
+        assert distance == table[row, kept].min()
+        assert shape.signed_distances(grid.points, pose, numpy.array([index]))[0] == distance
+        # A hint (the last answer, or any kept point) changes nothing; an index past the kept
+        # points is never used as one.
         assert grid.nearest(shape, pose, hint=index) == (distance, index)
-        assert grid.nearest(shape, pose, hint=int(numpy.argmin(kept)))[0] == distance
+        assert grid.nearest(shape, pose, hint=len(grid) - 1)[0] == distance
+        assert grid.nearest(shape, pose, hint=len(points))[0] == distance

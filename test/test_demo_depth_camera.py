@@ -78,3 +78,44 @@ def test_optical_frame_looks_at_the_target():
     assert pose[2, 1] < 0.0  # image y points down
     assert numpy.allclose(pose[:3, :3].T @ pose[:3, :3], numpy.eye(3))
     assert math.isclose(numpy.linalg.det(pose[:3, :3]), 1.0)
+
+
+def test_hull_hits_are_first_hits_on_the_surface():
+    """Convex hulls (their face planes) are hit on their surface, first, and missed only clear."""
+    rng = numpy.random.default_rng(3)
+    camera = DepthCamera(eye=(1.5, 0.0, 0.4), target=(0.0, 0.0, 0.4), width=48, height=36)
+    pose = camera_pose(camera)
+    prepared, shapes = [], []
+    for centre in ((0.0, -0.3, 0.4), (0.2, 0.25, 0.5), (-0.3, 0.0, 0.3)):
+        hull = ConvexPolytope.from_points(rng.normal(size=(30, 3)) * 0.15)
+        shape_pose = numpy.eye(4)
+        shape_pose[:3, :3] = _rotation(rng)
+        shape_pose[:3, 3] = centre
+        piece = PointDistanceShape(hull)
+        radius = float(numpy.linalg.norm(hull.vertices, axis=1).max())
+        prepared.append((piece, shape_pose))
+        shapes.append(('hull', shape_pose, (piece.planes, radius)))
+    local = render(camera, pose, shapes, floor=False)
+    hits = numpy.isfinite(local).all(axis=1)
+    assert 0.1 < hits.mean() < 0.9
+    world = local @ pose[:3, :3].T + pose[:3, 3]
+    distances = numpy.array([piece.signed_distances(world[hits], shape_pose)
+                             for piece, shape_pose in prepared])
+    assert numpy.abs(distances).min(axis=0).max() < 1e-9
+    assert distances.min() > -1e-9
+    # A missed ray passes outside every hull: sampled every millimetre, it never enters one.
+    rays = camera.rays()[~hits] @ pose[:3, :3].T
+    steps = numpy.arange(0.0, 3.0, 1e-3)
+    for piece, shape_pose in prepared:
+        for ray in rays[::7]:
+            along = pose[:3, 3] + steps[:, None] * ray
+            assert piece.signed_distances(along, shape_pose).min() > -1e-3
+
+
+def _rotation(rng):
+    """A random rotation matrix (QR of a Gaussian matrix, sign-fixed to det +1)."""
+    q, r = numpy.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * numpy.sign(numpy.diag(r))
+    if numpy.linalg.det(q) < 0.0:
+        q[:, 0] = -q[:, 0]
+    return q

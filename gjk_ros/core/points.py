@@ -57,6 +57,8 @@ _MAP_BINS = 6
 _MAP_PLANES = 8
 # Most cells of a piece's distance field (8 bytes each); its edge follows from the piece size.
 _FIELD_CELLS = 32768
+# The largest finite float64 (a squared range limit of inf is clamped to it).
+_LARGEST = 1.7976931348623157e308
 # Added to the Lipschitz bound of a cell (relative and absolute): the rounding of a value and
 # of the binning (coordinates in metres, their rounding far below this).
 _FIELD_ROUNDING = 1e-9
@@ -198,9 +200,11 @@ class PointGrid:
     """
     A point set bucketed in a uniform grid of cubic cells, for exact nearest-point searches.
 
-    The grid is a counting sort of the points by cell (``order``, ``starts``): building it is
-    two passes over the points. Points can be dropped from it (``remove_near``, the
-    self-filter) without rebuilding; ``points`` keeps every point, ``order`` the kept ones.
+    The points are stored in cell order (a counting sort): cell ``c`` holds
+    ``points[starts[c]:ends[c]]``, so a search reads each cell's points from one block of
+    memory. Building it is two passes over the points. Point indices (``nearest``) refer to
+    ``points``; the self-filter (``remove_near``) moves a removed point's slot to the end of its
+    cell's block and shortens the block, so only the cells near the robot are touched.
 
     Parameters
     ----------
@@ -210,6 +214,9 @@ class PointGrid:
         Preferred cell edge; enlarged so that the grid has at most ``max_cells`` cells.
     max_cells : int
         Bound of the grid's memory (one int64 per cell).
+    bounds : (2, 3) float, optional
+        The smallest and largest coordinates of the points, when the caller already has them
+        (``CloudGatherer.gather``); measured otherwise.
 
     Attributes
     ----------
@@ -219,13 +226,15 @@ class PointGrid:
 
     """
 
-    def __init__(self, points, cell=0.05, max_cells=2_000_000):
-        self.points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
-        count = self.points.shape[0]
-        bounds = np.zeros((2, 3))
-        if count:
-            point_bounds(self.points, bounds)
-        low, span = bounds[0], bounds[1] - bounds[0]
+    def __init__(self, points, cell=0.05, max_cells=2_000_000, bounds=None):
+        points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
+        count = points.shape[0]
+        if not count:
+            bounds = np.zeros((2, 3))
+        elif bounds is None:
+            bounds = np.zeros((2, 3))
+            point_bounds(points, bounds)
+        low, span = np.array(bounds[0], dtype=np.float64), bounds[1] - bounds[0]
         edge = max(float(cell), float(np.prod(span + cell)) ** (1.0 / 3.0)
                    / max_cells ** (1.0 / 3.0))
         dims = np.floor(span / edge).astype(np.int64) + 1
@@ -233,21 +242,29 @@ class PointGrid:
             edge *= 1.01
             dims = np.floor(span / edge).astype(np.int64) + 1
         self.low, self.edge, self.dims = low, edge, dims
-        self.starts = np.zeros(int(np.prod(dims)) + 1, dtype=np.int64)
-        self.order = np.empty(count, dtype=np.int64)
-        bin_points(self.points, low, edge, dims, np.empty(count, dtype=np.int64), self.starts,
-                   self.order)
-        self.kept_mask = np.ones(count, dtype=np.bool_)
+        starts = np.zeros(int(np.prod(dims)) + 1, dtype=np.int64)
+        self.points = np.empty((count, 3))
+        sort_into_cells(points, low, edge, dims, np.empty(count, dtype=np.int32), starts,
+                        self.points)
+        self.starts, self.ends = starts[:-1], starts[1:].copy()
+        self._count = count
         self.work = np.zeros(3, dtype=np.int64)
         self._blocks = np.zeros((2, 3, 2), dtype=np.int64)
 
     def __len__(self):
         """Return how many points are kept."""
-        return int(self.order.shape[0])
+        return self._count
 
     def kept(self):
-        """Return the kept points, (k, 3), in cell order."""
-        return self.points[self.order]
+        """Return a copy of the kept points, (k, 3), in cell order."""
+        out = np.empty((self._count, 3))
+        copy_kept(self.points, self.starts, self.ends, out)
+        return out
+
+    def holds(self, index):
+        """Whether ``points[index]`` is a kept point."""
+        return 0 <= index < self.points.shape[0] and grid_holds(
+            self.points, self.starts, self.ends, self.low, self.edge, self.dims, int(index))
 
     def remove_near(self, pieces, padding):
         """
@@ -255,7 +272,8 @@ class PointGrid:
 
         Only the cells that overlap a piece's box grown by ``padding`` are visited; a point
         is decided by the piece's distance field, or measured exactly when the field cannot
-        tell (within half a field cell of the padding).
+        tell (within half a field cell of the padding). Points move within their cells, so
+        indices from before the call no longer apply.
 
         Parameters
         ----------
@@ -265,20 +283,16 @@ class PointGrid:
             Metres (>= 0).
 
         """
-        removed = np.zeros(self.points.shape[0], dtype=np.bool_)
+        dropped = 0
         for shape, pose in pieces:
             field_low, field_edge, field_dims, field_values = shape.field(padding)
-            grid_mark_within(self.points, self.order, self.starts, self.low, self.edge,
-                             self.dims, np.ascontiguousarray(pose, dtype=np.float64),
-                             shape.box, shape.triangles, shape.spheres, shape.planes,
-                             shape.radius, shape.cylinder[0], shape.cylinder[1],
-                             shape.is_cylinder, float(padding), field_low, field_edge,
-                             field_dims, field_values, removed, self.work, self._blocks[0])
-        order = np.empty(self.order.shape[0], dtype=np.int64)
-        kept = drop_marked(self.order, self.starts, removed, order)
-        dropped = self.order.shape[0] - kept
-        self.kept_mask &= ~removed
-        self.order = order[:kept]
+            dropped += grid_remove_within(
+                self.points, self.starts, self.ends, self.low, self.edge, self.dims,
+                np.ascontiguousarray(pose, dtype=np.float64), shape.box, shape.triangles,
+                shape.spheres, shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
+                shape.is_cylinder, float(padding), field_low, field_edge, field_dims,
+                field_values, self.work, self._blocks[0])
+        self._count -= dropped
         return int(dropped)
 
     def nearest(self, shape, pose, hint=None):
@@ -294,11 +308,11 @@ class PointGrid:
         """
         pose = np.ascontiguousarray(pose, dtype=np.float64)
         result = np.array([np.inf, -1.0])
-        if hint is not None and 0 <= hint < self.points.shape[0] and self.kept_mask[hint]:
+        if hint is not None and self.holds(hint):
             result[0] = shape.signed_distances(self.points, pose,
                                                np.array([hint], dtype=np.int64))[0]
             result[1] = float(hint)
-        grid_nearest(self.points, self.order, self.starts, self.low, self.edge, self.dims,
+        grid_nearest(self.points, self.starts, self.ends, self.low, self.edge, self.dims,
                      pose, shape.box, shape.triangles, shape.spheres, shape.planes,
                      shape.radius, shape.cylinder[0], shape.cylinder[1], shape.is_cylinder,
                      shape.center, shape.plane_map, result, self.work, self._blocks)
@@ -321,7 +335,10 @@ class CloudGatherer:
 
     def gather(self, xs, ys, zs, transform, ranges, heights, voxel=0.0):
         """
-        Return the kept points in the target frame, (k, 3) float64; non-finite ones skipped.
+        Return the kept points in the target frame and their bounds; non-finite ones skipped.
+
+        The points are (k, 3) float64; the bounds (2, 3) are their smallest and largest
+        coordinates (for ``PointGrid``; meaningless when k is 0).
 
         Parameters
         ----------
@@ -345,11 +362,12 @@ class CloudGatherer:
             self._stamps = np.zeros(size, dtype=np.int64)
         self._generation += 1
         out = np.empty((count, 3))
+        bounds = np.empty((2, 3))
         limits = np.array([ranges[0], ranges[1], heights[0], heights[1]], dtype=np.float64)
         kept = gather_cloud(xs, ys, zs, np.ascontiguousarray(transform, dtype=np.float64),
                             limits, float(voxel), self._keys, self._stamps, self._generation,
-                            out)
-        return out[:kept]
+                            out, bounds)
+        return out[:kept], bounds
 
 
 def hull_boundary(vertices):
@@ -562,21 +580,25 @@ def _cylinder_distance(x, y, z, radius, half):
 # --- clouds --------------------------------------------------------------------------------------
 
 @njit
-def gather_cloud(xs, ys, zs, transform, limits, voxel, keys, stamps, generation, out):
+def gather_cloud(xs, ys, zs, transform, limits, voxel, keys, stamps, generation, out, bounds):
     """
-    Write the kept points of a cloud to ``out`` and return how many (see CloudGatherer).
+    Write the kept points of a cloud to ``out``, their bounds to ``bounds``; return how many.
 
-    ``limits`` is (min_range, max_range, min_height, max_height); ``keys``/``stamps`` are the
-    voxel table (a power of two of slots, at least twice the points) when ``voxel`` > 0.
+    See CloudGatherer. ``limits`` is (min_range, max_range, min_height, max_height);
+    ``keys``/``stamps`` are the voxel table (a power of two of slots, at least twice the points)
+    when ``voxel`` > 0.
     """
+    low_x = low_y = low_z = np.inf
+    high_x = high_y = high_z = -np.inf
     kept = 0
     mask = stamps.shape[0] - 1
+    # Ranges compare squared. A NaN coordinate fails every comparison, an inf one (or a
+    # squared range that overflows: coordinates beyond 1e154 m) is not below inf.
+    nearest, farthest = limits[0] * limits[0], min(limits[1] * limits[1], _LARGEST)
     for i in range(xs.shape[0]):
         x, y, z = np.float64(xs[i]), np.float64(ys[i]), np.float64(zs[i])
-        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
-            continue
-        reach = np.sqrt(x * x + y * y + z * z)
-        if reach < limits[0] or reach > limits[1]:
+        squared = x * x + y * y + z * z
+        if not (nearest <= squared <= farthest):
             continue
         wz = transform[2, 0] * x + transform[2, 1] * y + transform[2, 2] * z + transform[2, 3]
         if wz < limits[2] or wz > limits[3]:
@@ -587,7 +609,11 @@ def gather_cloud(xs, ys, zs, transform, limits, voxel, keys, stamps, generation,
                                                mask):
             continue
         out[kept, 0], out[kept, 1], out[kept, 2] = wx, wy, wz
+        low_x, low_y, low_z = min(low_x, wx), min(low_y, wy), min(low_z, wz)
+        high_x, high_y, high_z = max(high_x, wx), max(high_y, wy), max(high_z, wz)
         kept += 1
+    bounds[0, 0], bounds[0, 1], bounds[0, 2] = low_x, low_y, low_z
+    bounds[1, 0], bounds[1, 1], bounds[1, 2] = high_x, high_y, high_z
     return kept
 
 
@@ -614,26 +640,39 @@ def _first_in_voxel(x, y, z, voxel, keys, stamps, generation, mask):
 
 
 @njit
-def _cell_of(points, i, low, edge, dims, axis):
-    return min(max(np.int64(np.floor((points[i, axis] - low[axis]) / edge)), 0),
-               dims[axis] - 1)
+def _cell_index(x, y, z, low, inverse_edge, dims):
+    """
+    Return the flat cell of a point (x + dims_x * (y + dims_y * z)), clamped to the grid.
+
+    Truncation is the floor here: a negative offset (a rounding below ``low``) clamps to cell 0
+    either way. A product by the inverse edge may put a point an ulp outside its cell, which
+    ``_cell_reach`` allows for.
+    """
+    ix = min(max(np.int64((x - low[0]) * inverse_edge), 0), dims[0] - 1)
+    iy = min(max(np.int64((y - low[1]) * inverse_edge), 0), dims[1] - 1)
+    iz = min(max(np.int64((z - low[2]) * inverse_edge), 0), dims[2] - 1)
+    return ix + dims[0] * (iy + dims[1] * iz)
 
 
 @njit
-def bin_points(points, low, edge, dims, cells, starts, order):
-    """Sort the points by cell (counting sort): ``order[starts[c]:starts[c + 1]]`` is c."""
+def sort_into_cells(points, low, edge, dims, cells, starts, out):
+    """
+    Write the points to ``out`` in cell order (counting sort): cell c is out[starts[c]:starts[c+1]].
+
+    ``cells`` is (n,) int32 scratch, ``starts`` (cells + 1,) zeros on entry.
+    """
+    inverse_edge = 1.0 / edge
     for i in range(points.shape[0]):
-        cell = _cell_of(points, i, low, edge, dims, 0) + dims[0] * (
-            _cell_of(points, i, low, edge, dims, 1) + dims[1]
-            * _cell_of(points, i, low, edge, dims, 2))
+        cell = _cell_index(points[i, 0], points[i, 1], points[i, 2], low, inverse_edge, dims)
         cells[i] = cell
         starts[cell + 1] += 1
     for cell in range(starts.shape[0] - 1):
         starts[cell + 1] += starts[cell]
     for i in range(points.shape[0]):
         cell = cells[i]
-        order[starts[cell]] = i
-        starts[cell] += 1
+        k = starts[cell]
+        out[k, 0], out[k, 1], out[k, 2] = points[i, 0], points[i, 1], points[i, 2]
+        starts[cell] = k + 1
     # The scatter advanced every start to the next cell's: shift back.
     for cell in range(starts.shape[0] - 1, 0, -1):
         starts[cell] = starts[cell - 1]
@@ -641,20 +680,21 @@ def bin_points(points, low, edge, dims, cells, starts, order):
 
 
 @njit
-def drop_marked(order, starts, removed, out):
-    """Write ``order`` without the removed points to ``out``, fix ``starts``; return how many."""
-    kept = 0
-    begin = starts[0]
-    for cell in range(starts.shape[0] - 1):
-        end = starts[cell + 1]
-        starts[cell] = kept
-        for k in range(begin, end):
-            if not removed[order[k]]:
-                out[kept] = order[k]
-                kept += 1
-        begin = end
-    starts[starts.shape[0] - 1] = kept
-    return kept
+def grid_holds(points, starts, ends, low, edge, dims, index):
+    """Whether points[index] is in its cell's kept block (not removed by the self-filter)."""
+    cell = _cell_index(points[index, 0], points[index, 1], points[index, 2], low, 1.0 / edge,
+                       dims)
+    return starts[cell] <= index < ends[cell]
+
+
+@njit
+def copy_kept(points, starts, ends, out):
+    """Write the kept points of every cell, in cell order, to ``out``."""
+    k = 0
+    for cell in range(starts.shape[0]):
+        for i in range(starts[cell], ends[cell]):
+            out[k, 0], out[k, 1], out[k, 2] = points[i, 0], points[i, 1], points[i, 2]
+            k += 1
 
 
 @njit
@@ -708,16 +748,18 @@ def _cell_reach(edge):
 @njit
 def point_bounds(points, bounds):
     """Write the smallest and largest coordinates of the points to bounds[0] and bounds[1]."""
-    for axis in range(3):
-        bounds[0, axis], bounds[1, axis] = np.inf, -np.inf
+    low_x = low_y = low_z = np.inf
+    high_x = high_y = high_z = -np.inf
     for i in range(points.shape[0]):
-        for axis in range(3):
-            bounds[0, axis] = min(bounds[0, axis], points[i, axis])
-            bounds[1, axis] = max(bounds[1, axis], points[i, axis])
+        x, y, z = points[i, 0], points[i, 1], points[i, 2]
+        low_x, low_y, low_z = min(low_x, x), min(low_y, y), min(low_z, z)
+        high_x, high_y, high_z = max(high_x, x), max(high_y, y), max(high_z, z)
+    bounds[0, 0], bounds[0, 1], bounds[0, 2] = low_x, low_y, low_z
+    bounds[1, 0], bounds[1, 1], bounds[1, 2] = high_x, high_y, high_z
 
 
 @njit
-def grid_nearest(points, order, starts, low, edge, dims, pose, box, triangles, spheres, planes,
+def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
                  radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, result,
                  work, blocks):
     """
@@ -735,7 +777,7 @@ def grid_nearest(points, order, starts, low, edge, dims, pose, box, triangles, s
     margin = edge
     while True:
         _box_block(pose, box, min(margin, result[0]), low, edge, dims, block)
-        _search_block(points, order, starts, low, edge, dims, pose, box, triangles, spheres,
+        _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, spheres,
                       planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
                       plane_map, block, inner, result, work)
         whole = block[0, 0] == 0 and block[1, 0] == 0 and block[2, 0] == 0 and \
@@ -748,7 +790,7 @@ def grid_nearest(points, order, starts, low, edge, dims, pose, box, triangles, s
 
 
 @njit
-def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, spheres, planes,
+def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
                   radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, block,
                   inner, result, work):
     best, best_index = result[0], result[1]
@@ -759,7 +801,7 @@ def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, 
                 if _inside_block(ix, iy, iz, inner):
                     continue
                 cell = ix + dims[0] * (iy + dims[1] * iz)
-                if starts[cell] == starts[cell + 1]:
+                if starts[cell] == ends[cell]:
                     continue
                 work[0] += 1
                 # Every point of the cell is within ``reach`` of its centre, and distances
@@ -782,8 +824,7 @@ def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, 
                 wx = low[0] + (ix + 0.5) * edge
                 wy = low[1] + (iy + 0.5) * edge
                 wz = low[2] + (iz + 0.5) * edge
-                for k in range(starts[cell], starts[cell + 1]):
-                    i = order[k]
+                for i in range(starts[cell], ends[cell]):
                     work[1] += 1
                     dx, dy, dz = points[i, 0] - wx, points[i, 1] - wy, points[i, 2] - wz
                     if dx * dx + dy * dy + dz * dz <= spare * spare:
@@ -804,56 +845,80 @@ def _search_block(points, order, starts, low, edge, dims, pose, box, triangles, 
 
 
 @njit
-def grid_mark_within(points, order, starts, low, edge, dims, pose, box, triangles, spheres,
-                     planes, radius, cylinder_radius, cylinder_half, is_cylinder, padding,
-                     field_low, field_edge, field_dims, field_values, removed, work, block):
+def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangles, spheres,
+                       planes, radius, cylinder_radius, cylinder_half, is_cylinder, padding,
+                       field_low, field_edge, field_dims, field_values, work, block):
     """
-    Mark the grid points at most ``padding`` from the piece (only cells near its box).
+    Remove the grid points at most ``padding`` from the piece; return how many.
 
-    The field value at the centre of a point's field cell is within ``slack`` of the point's
-    distance (1-Lipschitz); only a point the field cannot decide is measured exactly.
+    Only cells near the piece's box are visited. The field value at the centre of a point's
+    field cell is within ``slack`` of the point's distance (1-Lipschitz); only a point the
+    field cannot decide is measured exactly. A removed point is overwritten by the last kept
+    point of its cell, which is decided next, and the cell's block shrinks by one.
     """
     slack = _cell_reach(field_edge)
     reach = _cell_reach(edge)
+    inverse_edge = 1.0 / field_edge
+    removed = 0
     _box_block(pose, box, padding, low, edge, dims, block)
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
             for ix in range(block[0, 0], block[0, 1]):
                 cell = ix + dims[0] * (iy + dims[1] * iz)
-                if starts[cell] == starts[cell + 1]:
+                if starts[cell] == ends[cell]:
                     continue
                 work[0] += 1
                 cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
                 if _box_gap(cx, cy, cz, box) - reach > padding or \
-                        _field_value(cx, cy, cz, field_low, field_edge, field_dims,
+                        _field_value(cx, cy, cz, field_low, inverse_edge, field_dims,
                                      field_values) - slack - reach > padding:
                     continue  # no point of the cell is that near (NaN: not decided)
-                for k in range(starts[cell], starts[cell + 1]):
-                    i = order[k]
-                    if removed[i]:
-                        continue
-                    x, y, z = _local(points, i, pose)
-                    work[1] += 1
-                    if _box_gap(x, y, z, box) > padding:
-                        continue
-                    value = _field_value(x, y, z, field_low, field_edge, field_dims,
-                                         field_values)
-                    if value - slack > padding:
-                        continue
-                    if value + slack <= padding:
-                        removed[i] = True
-                        continue
-                    work[2] += 1
-                    removed[i] = _within(x, y, z, triangles, spheres, planes, radius,
-                                         cylinder_radius, cylinder_half, is_cylinder, padding)
+                i = starts[cell]
+                while i < ends[cell]:
+                    if _point_within(points, i, pose, box, triangles, spheres, planes, radius,
+                                     cylinder_radius, cylinder_half, is_cylinder, padding,
+                                     field_low, inverse_edge, field_dims, field_values, slack,
+                                     work):
+                        last = ends[cell] - 1
+                        points[i, 0], points[i, 1], points[i, 2] = \
+                            points[last, 0], points[last, 1], points[last, 2]
+                        ends[cell] = last
+                        removed += 1
+                    else:
+                        i += 1
+    return removed
 
 
 @njit
-def _field_value(x, y, z, low, edge, dims, values):
-    """Return the field value of the cell holding local (x, y, z); NaN outside the field."""
-    i = np.floor((x - low[0]) / edge)
-    j = np.floor((y - low[1]) / edge)
-    k = np.floor((z - low[2]) / edge)
+def _point_within(points, i, pose, box, triangles, spheres, planes, radius, cylinder_radius,
+                  cylinder_half, is_cylinder, padding, field_low, inverse_edge, field_dims,
+                  field_values, slack, work):
+    """Whether points[i] is at most ``padding`` from the piece: box, field, then exact."""
+    x, y, z = _local(points, i, pose)
+    work[1] += 1
+    if _box_gap(x, y, z, box) > padding:
+        return False
+    value = _field_value(x, y, z, field_low, inverse_edge, field_dims, field_values)
+    if value - slack > padding:
+        return False
+    if value + slack <= padding:
+        return True
+    work[2] += 1
+    return _within(x, y, z, triangles, spheres, planes, radius, cylinder_radius,
+                   cylinder_half, is_cylinder, padding)
+
+
+@njit
+def _field_value(x, y, z, low, inverse_edge, dims, values):
+    """
+    Return the field value of the cell holding local (x, y, z); NaN outside the field.
+
+    A product by the inverse edge may round a point into the next cell: its centre is then an
+    ulp farther than half a diagonal, which ``_cell_reach`` allows for.
+    """
+    i = np.floor((x - low[0]) * inverse_edge)
+    j = np.floor((y - low[1]) * inverse_edge)
+    k = np.floor((z - low[2]) * inverse_edge)
     if i < 0.0 or j < 0.0 or k < 0.0 or i >= dims[0] or j >= dims[1] or k >= dims[2]:
         return np.nan  # neither comparison holds: measured exactly
     return values[np.int64(i) + dims[0] * (np.int64(j) + dims[1] * np.int64(k))]

@@ -188,8 +188,9 @@ def render(camera, pose, shapes, floor=True):
     """
     Return the organized cloud of one frame in the optical frame, (height * width, 3).
 
-    Exact ray casts against boxes (slabs), spheres, cylinders (side and caps) and the floor
-    z = 0; the nearest hit within ``max_range`` wins, NaN where there is none.
+    Exact ray casts against boxes (slabs), spheres, cylinders (side and caps), convex hulls
+    (``_hull_hit``) and the floor z = 0; the nearest hit within ``max_range`` wins, NaN where
+    there is none.
     """
     rays = camera.rays()
     directions = rays @ pose[:3, :3].T
@@ -241,7 +242,34 @@ def _cylinder_hit(origin, directions, size):
     return best
 
 
-_HITS = {'box': _box_hit, 'sphere': _sphere_hit, 'cylinder': _cylinder_hit}
+def _hull_hit(origin, directions, size):
+    """
+    Entry distance of each ray into a convex hull (Cyrus-Beck clipping), NaN if none.
+
+    ``size`` is (face planes (f, 4), radius of a ball about the shape origin holding the hull).
+    The ray enters the last of the half-spaces it enters and leaves by the first it leaves;
+    only the rays that pass the ball are clipped.
+    """
+    planes, radius = numpy.asarray(size[0], dtype=float), float(size[1])
+    hit = numpy.full(len(directions), numpy.nan)
+    along = directions @ origin
+    passing = numpy.flatnonzero(along * along - (origin @ origin - radius * radius) >= 0.0)
+    if not len(planes) or not len(passing):
+        return hit
+    normals, offsets = planes[:, :3], planes[:, 3]
+    start = normals @ origin + offsets
+    rate = directions[passing] @ normals.T
+    crossing = -start / rate
+    near = numpy.where(rate < 0.0, crossing, -numpy.inf).max(axis=1)
+    far = numpy.where(rate > 0.0, crossing, numpy.inf).min(axis=1)
+    # A ray parallel to a face plane misses when it starts outside that plane.
+    parallel_outside = ((rate == 0.0) & (start > 0.0)).any(axis=1)
+    entered = (near <= far) & (far >= 0.0) & ~parallel_outside
+    hit[passing[entered]] = numpy.maximum(near[entered], 0.0)
+    return hit
+
+
+_HITS = {'box': _box_hit, 'sphere': _sphere_hit, 'cylinder': _cylinder_hit, 'hull': _hull_hit}
 
 
 def cloud_message(points, camera, stamp):

@@ -94,7 +94,7 @@ class Cloud:
     def __init__(self, grid, stamp_ns, removed, count):
         self.geometry = None        # the link pieces it was self-filtered against
         self.grid = grid
-        self.points = grid.points   # every placed point; grid.order holds the kept ones
+        self.points = grid.points   # the kept points, in the grid's cell order
         self.stamp_ns = stamp_ns
         self.removed = removed
         self.count = count
@@ -425,8 +425,9 @@ def _load_kernels():
     record = numpy.zeros(8, dtype=[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('i', '<f4')])
     gatherer = CloudGatherer()
     for columns in ((record['x'], record['y'], record['z']), (numpy.zeros(8),) * 3):
-        grid = PointGrid(gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
-                                         (-numpy.inf, numpy.inf)))
+        points, bounds = gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
+                                         (-numpy.inf, numpy.inf))
+        grid = PointGrid(points, bounds=bounds)
         grid.remove_near([(box, numpy.eye(4))], 0.01)
         grid.nearest(box, numpy.eye(4))
 
@@ -443,11 +444,11 @@ def point_near(cloud, position):
     if (cell < 0).any() or (cell >= grid.dims).any():
         return None
     flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
-    members = grid.order[grid.starts[flat]:grid.starts[flat + 1]]
-    if not len(members):
+    first, last = int(grid.starts[flat]), int(grid.ends[flat])
+    if first == last:
         return None
-    gaps = ((grid.points[members] - position) ** 2).sum(axis=1)
-    return int(members[int(numpy.argmin(gaps))])
+    gaps = ((grid.points[first:last] - position) ** 2).sum(axis=1)
+    return first + int(numpy.argmin(gaps))
 
 
 class CloudLimits:
@@ -478,8 +479,9 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer):
     if count > limits.max_points:
         raise ValueError('a cloud of %d points exceeds observation_max_points (%d)'
                          % (count, limits.max_points))
-    points = gatherer.gather(*columns, transform, limits.ranges, limits.heights, limits.voxel)
-    grid = PointGrid(points)
+    points, bounds = gatherer.gather(*columns, transform, limits.ranges, limits.heights,
+                                     limits.voxel)
+    grid = PointGrid(points, bounds=bounds)
     removed = grid.remove_near(links, limits.padding)
     return Cloud(grid, header.stamp_ns, removed, count), time.perf_counter() - started
 
