@@ -290,8 +290,8 @@ class PointGrid:
                 self.points, self.starts, self.ends, self.low, self.edge, self.dims,
                 np.ascontiguousarray(pose, dtype=np.float64), shape.box, shape.triangles,
                 shape.spheres, shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
-                shape.is_cylinder, float(padding), field_low, field_edge, field_dims,
-                field_values, self.work, self._blocks[0])
+                shape.is_cylinder, shape.center, shape.plane_map, float(padding), field_low,
+                field_edge, field_dims, field_values, self.work, self._blocks[0])
         self._count -= dropped
         return int(dropped)
 
@@ -547,8 +547,7 @@ def _facing_bound(x, y, z, centre, planes, plane_map):
     """Return a lower bound of the distance: the largest value of the planes facing it."""
     if plane_map.shape[0] == 0:
         return -np.inf
-    bins = np.int64(np.sqrt(plane_map.shape[0] // 6) + 0.5)
-    where = _direction_bin(x, y, z, centre, bins)
+    where = _direction_bin(x, y, z, centre, _MAP_BINS)  # facing_planes' bins
     if where < 0:
         return -np.inf
     bound = -np.inf
@@ -595,16 +594,22 @@ def gather_cloud(xs, ys, zs, transform, limits, voxel, keys, stamps, generation,
     # Ranges compare squared. A NaN coordinate fails every comparison, an inf one (or a
     # squared range that overflows: coordinates beyond 1e154 m) is not below inf.
     nearest, farthest = limits[0] * limits[0], min(limits[1] * limits[1], _LARGEST)
+    lowest, highest = limits[2], limits[3]
+    # The transform in locals: a store to ``out`` could alias it, and the compiler would
+    # reload all twelve entries for every point.
+    r00, r01, r02, t0 = transform[0, 0], transform[0, 1], transform[0, 2], transform[0, 3]
+    r10, r11, r12, t1 = transform[1, 0], transform[1, 1], transform[1, 2], transform[1, 3]
+    r20, r21, r22, t2 = transform[2, 0], transform[2, 1], transform[2, 2], transform[2, 3]
     for i in range(xs.shape[0]):
         x, y, z = np.float64(xs[i]), np.float64(ys[i]), np.float64(zs[i])
         squared = x * x + y * y + z * z
         if not (nearest <= squared <= farthest):
             continue
-        wz = transform[2, 0] * x + transform[2, 1] * y + transform[2, 2] * z + transform[2, 3]
-        if wz < limits[2] or wz > limits[3]:
+        wz = r20 * x + r21 * y + r22 * z + t2
+        if wz < lowest or wz > highest:
             continue
-        wx = transform[0, 0] * x + transform[0, 1] * y + transform[0, 2] * z + transform[0, 3]
-        wy = transform[1, 0] * x + transform[1, 1] * y + transform[1, 2] * z + transform[1, 3]
+        wx = r00 * x + r01 * y + r02 * z + t0
+        wy = r10 * x + r11 * y + r12 * z + t1
         if voxel > 0.0 and not _first_in_voxel(wx, wy, wz, voxel, keys, stamps, generation,
                                                mask):
             continue
@@ -662,8 +667,10 @@ def sort_into_cells(points, low, edge, dims, cells, starts, out):
     ``cells`` is (n,) int32 scratch, ``starts`` (cells + 1,) zeros on entry.
     """
     inverse_edge = 1.0 / edge
+    grid_low, grid_dims = (low[0], low[1], low[2]), (dims[0], dims[1], dims[2])  # see gather
     for i in range(points.shape[0]):
-        cell = _cell_index(points[i, 0], points[i, 1], points[i, 2], low, inverse_edge, dims)
+        cell = _cell_index(points[i, 0], points[i, 1], points[i, 2], grid_low, inverse_edge,
+                           grid_dims)
         cells[i] = cell
         starts[cell + 1] += 1
     for cell in range(starts.shape[0] - 1):
@@ -795,6 +802,9 @@ def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, s
                   inner, result, work):
     best, best_index = result[0], result[1]
     reach = _cell_reach(edge)
+    # Work is counted in locals: a store to ``work`` per point could alias ``points`` and
+    # would make the compiler reload everything after it.
+    visited = bounded = measured = 0
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
             for ix in range(block[0, 0], block[0, 1]):
@@ -803,7 +813,7 @@ def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, s
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
-                work[0] += 1
+                visited += 1
                 # Every point of the cell is within ``reach`` of its centre, and distances
                 # are 1-Lipschitz: the centre's box gap, then its exact distance, bound them.
                 cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
@@ -825,7 +835,7 @@ def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, s
                 wy = low[1] + (iy + 0.5) * edge
                 wz = low[2] + (iz + 0.5) * edge
                 for i in range(starts[cell], ends[cell]):
-                    work[1] += 1
+                    bounded += 1
                     dx, dy, dz = points[i, 0] - wx, points[i, 1] - wy, points[i, 2] - wz
                     if dx * dx + dy * dy + dz * dz <= spare * spare:
                         continue
@@ -835,31 +845,36 @@ def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, s
                         continue
                     if _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best:
                         continue
-                    work[2] += 1
+                    measured += 1
                     distance = _core_distance(x, y, z, triangles, spheres, planes,
                                               cylinder_radius, cylinder_half, is_cylinder,
                                               best + radius) - radius
                     if distance < best:
                         best, best_index = distance, i
     result[0], result[1] = best, best_index
+    work[0] += visited
+    work[1] += bounded
+    work[2] += measured
 
 
 @njit
 def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangles, spheres,
-                       planes, radius, cylinder_radius, cylinder_half, is_cylinder, padding,
-                       field_low, field_edge, field_dims, field_values, work, block):
+                       planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
+                       plane_map, padding, field_low, field_edge, field_dims, field_values, work,
+                       block):
     """
     Remove the grid points at most ``padding`` from the piece; return how many.
 
     Only cells near the piece's box are visited. The field value at the centre of a point's
-    field cell is within ``slack`` of the point's distance (1-Lipschitz); only a point the
-    field cannot decide is measured exactly. A removed point is overwritten by the last kept
-    point of its cell, which is decided next, and the cell's block shrinks by one.
+    field cell is within ``slack`` of the point's distance (1-Lipschitz); a point the field
+    cannot decide is bounded by its facing face planes, then measured exactly. A removed point
+    is overwritten by the last kept point of its cell, which is decided next, and the cell's
+    block shrinks by one.
     """
     slack = _cell_reach(field_edge)
     reach = _cell_reach(edge)
     inverse_edge = 1.0 / field_edge
-    removed = 0
+    removed = visited = bounded = measured = 0  # in locals, as in _search_block
     _box_block(pose, box, padding, low, edge, dims, block)
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
@@ -867,7 +882,7 @@ def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangl
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
-                work[0] += 1
+                visited += 1
                 cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
                 if _box_gap(cx, cy, cz, box) - reach > padding or \
                         _field_value(cx, cy, cz, field_low, inverse_edge, field_dims,
@@ -875,10 +890,21 @@ def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangl
                     continue  # no point of the cell is that near (NaN: not decided)
                 i = starts[cell]
                 while i < ends[cell]:
-                    if _point_within(points, i, pose, box, triangles, spheres, planes, radius,
-                                     cylinder_radius, cylinder_half, is_cylinder, padding,
-                                     field_low, inverse_edge, field_dims, field_values, slack,
-                                     work):
+                    bounded += 1
+                    x, y, z = _local(points, i, pose)
+                    within = False
+                    if _box_gap(x, y, z, box) <= padding:
+                        value = _field_value(x, y, z, field_low, inverse_edge, field_dims,
+                                             field_values)
+                        if value + slack <= padding:
+                            within = True
+                        elif not value - slack > padding and _facing_bound(
+                                x, y, z, centre, planes, plane_map) - radius <= padding:
+                            measured += 1
+                            within = _within(x, y, z, triangles, spheres, planes, radius,
+                                             cylinder_radius, cylinder_half, is_cylinder,
+                                             padding)
+                    if within:
                         last = ends[cell] - 1
                         points[i, 0], points[i, 1], points[i, 2] = \
                             points[last, 0], points[last, 1], points[last, 2]
@@ -886,26 +912,10 @@ def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangl
                         removed += 1
                     else:
                         i += 1
+    work[0] += visited
+    work[1] += bounded
+    work[2] += measured
     return removed
-
-
-@njit
-def _point_within(points, i, pose, box, triangles, spheres, planes, radius, cylinder_radius,
-                  cylinder_half, is_cylinder, padding, field_low, inverse_edge, field_dims,
-                  field_values, slack, work):
-    """Whether points[i] is at most ``padding`` from the piece: box, field, then exact."""
-    x, y, z = _local(points, i, pose)
-    work[1] += 1
-    if _box_gap(x, y, z, box) > padding:
-        return False
-    value = _field_value(x, y, z, field_low, inverse_edge, field_dims, field_values)
-    if value - slack > padding:
-        return False
-    if value + slack <= padding:
-        return True
-    work[2] += 1
-    return _within(x, y, z, triangles, spheres, planes, radius, cylinder_radius,
-                   cylinder_half, is_cylinder, padding)
 
 
 @njit
