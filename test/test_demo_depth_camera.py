@@ -113,7 +113,7 @@ def test_hull_hits_are_first_hits_on_the_surface():
 
 
 def _rotation(rng):
-    """A random rotation matrix (QR of a Gaussian matrix, sign-fixed to det +1)."""
+    """Return a random rotation matrix (QR of a Gaussian matrix, sign-fixed to det +1)."""
     q, r = numpy.linalg.qr(rng.normal(size=(3, 3)))
     q = q * numpy.sign(numpy.diag(r))
     if numpy.linalg.det(q) < 0.0:

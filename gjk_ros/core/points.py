@@ -662,7 +662,9 @@ def _cell_index(x, y, z, low, inverse_edge, dims):
 @njit
 def sort_into_cells(points, low, edge, dims, cells, starts, out):
     """
-    Write the points to ``out`` in cell order (counting sort): cell c is out[starts[c]:starts[c+1]].
+    Write the points to ``out`` in cell order (a counting sort).
+
+    Cell c is ``out[starts[c]:starts[c + 1]]``.
 
     ``cells`` is (n,) int32 scratch, ``starts`` (cells + 1,) zeros on entry.
     """
