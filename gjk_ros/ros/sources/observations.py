@@ -94,7 +94,7 @@ class Cloud:
     def __init__(self, grid, stamp_ns, removed, count):
         self.geometry = None        # the link pieces it was self-filtered against
         self.grid = grid
-        self.points = grid.points   # the kept points, in the grid's cell order
+        self.points = grid.points   # indexed by the search answers (see PointGrid)
         self.stamp_ns = stamp_ns
         self.removed = removed
         self.count = count
@@ -102,6 +102,13 @@ class Cloud:
     def __len__(self):
         """Return how many points are left after the self-filter."""
         return len(self.grid)
+
+    def kept_index(self, index):
+        """Return ``index`` if it is a kept point, else the first kept point (cloud not empty)."""
+        if self.grid.holds(index):
+            return index
+        grid = self.grid
+        return int(grid.starts[int(numpy.argmax(grid.ends > grid.starts))])
 
 
 class ObservationSource(Source):
@@ -298,8 +305,8 @@ class ObservationSource(Source):
             lookup = lookups[frame]
             if lookup.status == TfStatus.OK:
                 nearest[key] = self._nearest_point(lookup.matrix @ origin, shape, key)
-            else:  # any cloud point is harmless: the link's pairs are STALE meanwhile
-                nearest[key] = self._nearest.get(key, 0)
+            else:  # any kept point is harmless: the link's pairs are STALE meanwhile
+                nearest[key] = cloud.kept_index(self._nearest.get(key, 0))
         self._poses = {key: value for key, value in self._poses.items() if key in nearest}
         if (cloud, nearest) != self._placed or set(nearest) != self._piece_keys(world):
             self._nearest, self._placed = nearest, (cloud, nearest)
