@@ -132,6 +132,7 @@ def _warm_points():
         grid = PointGrid(points)
         grid.nearest(shape, np.eye(4), hint=0)
         grid.remove_near([(shape, np.eye(4))], 0.01)
+        grid.kept()
 
 
 _WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,

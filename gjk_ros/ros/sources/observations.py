@@ -436,7 +436,8 @@ def _load_kernels():
                                          (-numpy.inf, numpy.inf))
         grid = PointGrid(points, bounds=bounds)
         grid.remove_near([(box, numpy.eye(4))], 0.01)
-        grid.nearest(box, numpy.eye(4))
+        grid.nearest(box, numpy.eye(4), hint=0)
+        grid.kept()
 
 
 def point_near(cloud, position):
