@@ -77,6 +77,8 @@ NODE_NAME = 'gjk_distance'
 # Waits: discovery alone can take ~2.8 s; the first start after a core change also compiles
 # the numba kernels (~40 s on 2 busy cores), hence the longer start-up allowance.
 TIMEOUT = 10.0
+# The longest the test node's spin thread waits for work before it checks whether to stop.
+SPIN_PERIOD = 0.05
 STARTUP_TIMEOUT = 180.0
 TF_REPUBLISH_PERIOD = 0.05
 
@@ -225,6 +227,35 @@ class NodeProcess:
         self.stop()
 
 
+class SpinThread:
+    """
+    Spin an executor in a daemon thread until ``stop``.
+
+    ``stop`` ends the thread before it shuts the executor down: ``Executor.shutdown`` destroys
+    its guard condition at once, and a callback still finishing in a spinning thread would
+    trigger it (rclpy's InvalidHandle).
+    """
+
+    def __init__(self, executor):
+        self.executor = executor
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self):
+        try:
+            while not self._stopping.is_set():
+                self.executor.spin_once(timeout_sec=SPIN_PERIOD)
+        except (ExternalShutdownException, rclpy.executors.ShutdownException):
+            pass
+
+    def stop(self):
+        """End the thread, then shut the executor down."""
+        self._stopping.set()
+        self._thread.join(TIMEOUT)
+        self.executor.shutdown(timeout_sec=TIMEOUT)
+
+
 class Scene:
     """
     A test-side rclpy node publishing a scene and collecting the distance node's output.
@@ -263,10 +294,9 @@ class Scene:
         self._make_subscriptions()
         self.node.create_timer(TF_REPUBLISH_PERIOD, self._republish_tf)
         self.node.create_timer(TF_REPUBLISH_PERIOD, self._republish_markers)
-        self._executor = SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        executor = SingleThreadedExecutor(context=self.context)
+        executor.add_node(self.node)
+        self._spinner = SpinThread(executor)
 
     def _make_publishers(self):
         node = self.node
@@ -309,12 +339,6 @@ class Scene:
         wait_until(future.done, timeout, 'the set_parameters answer')
         return future.result().results
 
-    def _spin(self):
-        try:
-            self._executor.spin()
-        except (ExternalShutdownException, rclpy.executors.ShutdownException):
-            pass
-
     def _keeper(self, name):
         def keep(msg):
             with self._lock:
@@ -348,11 +372,10 @@ class Scene:
             self.counts['diagnostics'] = self.counts.get('diagnostics', 0) + 1
 
     def close(self):
-        """Stop spinning and shut the context down."""
-        self._executor.shutdown(timeout_sec=1.0)
-        rclpy.try_shutdown(context=self.context)
-        self._thread.join(TIMEOUT)
+        """Stop spinning, then shut the context down."""
+        self._spinner.stop()
         self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
 
     def __enter__(self):
         """Use as a context manager."""

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 
-from node_harness import (box_urdf, LATCHED_QOS, marker, NodeProcess, Scene,
+from node_harness import (box_urdf, LATCHED_QOS, marker, NodeProcess, Scene, SpinThread,
                           STARTUP_TIMEOUT, wait_until)
 import pytest
 
@@ -106,15 +106,13 @@ def graph(rclpy_context):
              for name, namespace in (('gjk_distance', '/left'), ('consumer', '/'))]
     for node in nodes:
         executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
+    spinner = SpinThread(executor)
     try:
         yield nodes
     finally:
-        executor.shutdown(timeout_sec=1.0)
+        spinner.stop()
         for node in nodes:
             node.destroy_node()
-        thread.join(5.0)
 
 
 def records(link_id, obstacle_id, distance):
