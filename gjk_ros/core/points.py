@@ -78,7 +78,6 @@ class PointDistanceShape:
     def __init__(self, shape):
         self.radius = float(shape.radius)
         self.center = np.asarray(shape.bounding_center, dtype=np.float64)
-        self.bound = float(shape.bounding_radius)
         self.is_cylinder = shape.kind == 'cylinder'
         self.cylinder = (float(shape.cylinder_radius), float(shape.cylinder_half_length)) \
             if self.is_cylinder else (0.0, 0.0)
@@ -91,7 +90,7 @@ class PointDistanceShape:
             self.triangles, self.planes = hull_boundary(vertices)
             low, high = vertices.min(axis=0), vertices.max(axis=0)
         self.spheres = triangle_spheres(self.triangles)
-        self.plane_map = facing_planes(self.planes, _MAP_BINS, _MAP_PLANES)
+        self.plane_map = facing_planes(self.planes, _MAP_PLANES)
         # The piece's box in its own frame (the sweep included): a cheap lower bound.
         self.box = np.ascontiguousarray(np.stack([low - self.radius, high + self.radius]))
         self._field = None
@@ -160,9 +159,9 @@ class PointDistanceShape:
         return np.ascontiguousarray(low), float(edge), dims, values
 
 
-def facing_planes(planes, bins, count):
+def facing_planes(planes, count):
     """
-    Return the ``count`` face planes most facing each bin of a cube map, (6 bins^2, count).
+    Return the ``count`` face planes most facing each bin of a cube map, (6 _MAP_BINS^2, count).
 
     A direction from the piece's centre falls in one bin (``_direction_bin``); the largest
     value of a subset of the face planes is a lower bound of the distance like that of all of
@@ -171,6 +170,7 @@ def facing_planes(planes, bins, count):
     """
     if planes.shape[0] == 0:
         return np.zeros((0, count), dtype=np.int64)
+    bins = _MAP_BINS  # the bins _facing_bound looks a direction up in
     middles = (np.arange(bins) + 0.5) / bins * 2.0 - 1.0
     u, v = np.meshgrid(middles, middles, indexing='ij')
     directions = []
@@ -306,16 +306,12 @@ class PointGrid:
         triangles are measured; the search stops once the block reaches farther than the
         best distance.
         """
-        pose = np.ascontiguousarray(pose, dtype=np.float64)
         result = np.array([np.inf, -1.0])
-        if hint is not None and self.holds(hint):
-            result[0] = shape.signed_distances(self.points, pose,
-                                               np.array([hint], dtype=np.int64))[0]
-            result[1] = float(hint)
         grid_nearest(self.points, self.starts, self.ends, self.low, self.edge, self.dims,
-                     pose, shape.box, shape.triangles, shape.spheres, shape.planes,
-                     shape.radius, shape.cylinder[0], shape.cylinder[1], shape.is_cylinder,
-                     shape.center, shape.plane_map, result, self.work, self._blocks)
+                     np.ascontiguousarray(pose, dtype=np.float64), shape.box, shape.triangles,
+                     shape.spheres, shape.planes, shape.radius, shape.cylinder[0],
+                     shape.cylinder[1], shape.is_cylinder, shape.center, shape.plane_map,
+                     -1 if hint is None else int(hint), result, self.work, self._blocks)
         return float(result[0]), int(result[1])
 
 
@@ -769,10 +765,13 @@ def point_bounds(points, bounds):
 
 @njit
 def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
-                 radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, result,
-                 work, blocks):
+                 radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, hint,
+                 result, work, blocks):
     """
     Nearest grid point to the piece; ``result`` is (best distance, index) in and out.
+
+    A ``hint`` that is a kept point (else ignored, e.g. -1) is measured first: its distance
+    is the first bound.
 
     Blocks of cells around the piece's world box grow (one cell, then four times wider each
     time); a block reaching ``margin`` beyond the box holds every point within ``margin`` of
@@ -780,6 +779,12 @@ def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, sp
     block covers the grid. Each block skips the cells of the one before (``blocks``: (2, 3, 2)
     int64 scratch).
     """
+    if 0 <= hint < points.shape[0] and grid_holds(points, starts, ends, low, edge, dims, hint):
+        x, y, z = _local(points, hint, pose)
+        distance = _core_distance(x, y, z, triangles, spheres, planes, cylinder_radius,
+                                  cylinder_half, is_cylinder) - radius
+        if distance < result[0]:
+            result[0], result[1] = distance, hint
     block, inner = blocks[0], blocks[1]
     for axis in range(3):
         inner[axis, 0] = inner[axis, 1] = 0
