@@ -23,11 +23,11 @@ without a ROS graph; the node calls it from its set-parameters callback.
 import array
 from dataclasses import dataclass, replace
 import fnmatch
-import json
 import math
 import re
 
 from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.model_imports import load_models
 
 # The input limits' defaults live in one place, IngestLimits.
 _LIMITS = IngestLimits()
@@ -615,90 +615,6 @@ def _text_limit(limits, name):
     return int(getattr(limits, name, getattr(_LIMITS, name)))
 
 
-def _load_text(text, limits=None):
-    """
-    Parse JSON, or YAML when PyYAML is installed (YAML is a superset of JSON), bounded.
-
-    The YAML events are checked first, in one streaming pass that stops at the first excess:
-    nesting deeper than ``max_nesting``, more than ``max_yaml_nodes`` scalars, lists and
-    mappings, or any alias (an alias bomb expands a few hundred bytes into billions of nodes).
-    Only then is the document built, at a cost bounded by those checks. Error messages give
-    the problem and its position, never the text.
-    """
-    try:
-        import yaml
-    except ImportError:
-        return _load_json(text, limits)
-    loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)   # libyaml: ten times faster
-    try:
-        _check_events(yaml, yaml.parse(text, Loader=loader), limits)
-        return yaml.load(text, Loader=loader)
-    except yaml.MarkedYAMLError as error:
-        raise ValueError('not valid YAML/JSON: %s%s'
-                         % (error.problem or error.context, _position(error))) from None
-    except (yaml.YAMLError, RecursionError, MemoryError) as error:
-        raise ValueError('not valid YAML/JSON (%s)' % type(error).__name__) from None
-    except ValueError as error:
-        # A constructor refusing a value (e.g. an integer of 5,000 digits).
-        raise ValueError('not valid YAML/JSON: %s' % error) from None
-
-
-def _check_size(text, limits):
-    size = len(text.encode('utf-8', 'replace'))
-    if size > _text_limit(limits, 'max_parameter_bytes'):
-        raise ValueError('%d bytes, more than the limit of %d'
-                         % (size, _text_limit(limits, 'max_parameter_bytes')))
-
-
-def _check_events(yaml, events, limits):
-    max_depth = _text_limit(limits, 'max_nesting')
-    max_nodes = _text_limit(limits, 'max_yaml_nodes')
-    depth = nodes = 0
-    for event in events:
-        if isinstance(event, yaml.AliasEvent):
-            raise ValueError('YAML aliases (*name) are not supported%s' % _mark(event))
-        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            depth += 1
-            if depth > max_depth:
-                raise ValueError('nested deeper than %d%s' % (max_depth, _mark(event)))
-        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            depth -= 1
-        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent,
-                              yaml.MappingStartEvent)):
-            nodes += 1
-            if nodes > max_nodes:
-                raise ValueError('more than %d values%s' % (max_nodes, _mark(event)))
-
-
-def _mark(event):
-    mark = getattr(event, 'start_mark', None)
-    return '' if mark is None else ' (line %d, column %d)' % (mark.line + 1, mark.column + 1)
-
-
-def _position(error):
-    mark = error.problem_mark or error.context_mark
-    return '' if mark is None else ' (line %d, column %d)' % (mark.line + 1, mark.column + 1)
-
-
-def _load_json(text, limits):
-    """JSON without PyYAML: the depth is checked by a bracket count before parsing."""
-    depth = deepest = 0
-    for character in text.replace('\\"', '').split('"')[::2]:
-        # Outside strings only (the even fields between quotes); escaped quotes removed.
-        for symbol in character:
-            if symbol in '[{':
-                depth += 1
-                deepest = max(deepest, depth)
-            elif symbol in ']}':
-                depth -= 1
-    if deepest > _text_limit(limits, 'max_nesting'):
-        raise ValueError('nested deeper than %d' % _text_limit(limits, 'max_nesting'))
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise ValueError('not valid JSON (%s)' % type(error).__name__) from None
-
-
 def parse_body_descriptions(text, limits=None):
     """
     Parse the ``static_obstacles`` / ``link_geometry`` encoding.
@@ -733,10 +649,13 @@ def parse_body_descriptions(text, limits=None):
         If the text is not a list of such entries or exceeds a limit.
 
     """
-    _check_size(text, limits)
-    if not text.strip():
+    load_models()
+    from gjk_ros.models.bounded_text import load_bounded, TextLimits
+    entries = load_bounded(text, TextLimits(_text_limit(limits, 'max_parameter_bytes'),
+                                            _text_limit(limits, 'max_nesting'),
+                                            _text_limit(limits, 'max_yaml_nodes')))
+    if entries is None:   # blank text, or a document holding only comments
         return []
-    entries = _load_text(text, limits)
     if not isinstance(entries, list):
         raise ValueError('expected a list of bodies, got %s' % type(entries).__name__)
     bodies, seen = [], set()
