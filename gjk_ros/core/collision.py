@@ -23,11 +23,12 @@ and the whole check ends at the first pair found within it. One compiled call po
 test pair after pair; the pair that hit last is tested first next time (tracking across calls)
 and every pair starts GJK from its tracked simplex.
 
-The separation test. GJK's current simplex point ``v`` of A - B bounds the distance from above
-(``|v|``), and the support point ``w`` along ``-v`` from below (``v.w / |v|``, the separating
-plane of Cameron 1997 section 3.3's G-test). The test answers "within" as soon as ``|v| <=
-threshold``, "apart" as soon as ``v.w > threshold |v|``, and otherwise when GJK converges,
-where ``|v|`` is the distance the full query reports (so both agree on every verdict).
+The separation test is the distance loop of gjk.gjk with its early stops: GJK's current simplex
+point ``v`` of A - B bounds the distance from above (``|v|``), and the support point ``w`` along
+``-v`` from below (``v.w / |v|``, the separating plane of Cameron 1997 section 3.3's G-test).
+The test answers "within" as soon as ``|v| <= threshold``, "apart" as soon as ``v.w > threshold
+|v|``, and otherwise when GJK converges, where ``|v|`` is the distance the full query reports
+(so both agree on every verdict).
 
 Segments (conservative certification). Along ``q(t) = q0 + t (q1 - q0)`` no point of a link
 moves farther than ``t`` times its motion bound (``KinematicModel.motion_bounds``), so a pair
@@ -44,13 +45,11 @@ import numpy as np
 
 from ._jit import njit
 from .chain import chain_pose, place_pieces
-from .gjk import _compact, is_smooth, load_simplex, minkowski_support, set_simplex_vertex
+from .gjk import gjk, GJK_BEYOND, GJK_SEPARATED, load_simplex
 from .pairset import _beyond
 from .query import _relative_pose, _save_simplex, workspace
-from .scene import B_BOUND, B_CX, B_CY, B_CZ, B_SWEEP, scene_body, scene_geometry
-from .simplex import solve_simplex
-from .tolerances import (CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL,
-                         SCALE_FLOOR)
+from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
+from .tolerances import SCALE_FLOOR
 
 __all__ = ['check_arrays', 'CheckArrays', 'configurations_hit', 'segment_hit', 'STATS']
 
@@ -63,69 +62,25 @@ _MAX_DEPTH = 60
 
 
 @njit(inline=True)
-def _cold_start(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, seeds,
-                hill_climb, counters):
-    """Seed an empty simplex with the support point along the centre line (as gjk does)."""
-    cx = rel[0, 0] * body_b[B_CX] + rel[0, 1] * body_b[B_CY] + rel[0, 2] * body_b[B_CZ] + rel[0, 3]
-    cy = rel[1, 0] * body_b[B_CX] + rel[1, 1] * body_b[B_CY] + rel[1, 2] * body_b[B_CZ] + rel[1, 3]
-    cz = rel[2, 0] * body_b[B_CX] + rel[2, 1] * body_b[B_CY] + rel[2, 2] * body_b[B_CZ] + rel[2, 3]
-    dx, dy, dz = body_a[B_CX] - cx, body_a[B_CY] - cy, body_a[B_CZ] - cz
-    if dx == 0.0 and dy == 0.0 and dz == 0.0:
-        dx = 1.0
-    r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -dx, -dy, -dz, -1, -1,
-                          hill_climb, counters)
-    set_simplex_vertex(simplex, simplex_index, 0, r[0], r[1], r[2], r[3], r[4], r[5], r[6],
-                       r[7], r[8], r[9], r[10])
-    seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
-
-
-@njit(inline=True)
 def separated_beyond(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count,
                      weights, seeds, hill_climb, counters, scale, threshold):
     """
     Return ``(apart, count)``: True when the cores are farther apart than ``threshold``.
 
-    GJK from a simplex of ``count`` vertices (0 = cold), stopped by the first bound that
-    decides (module docstring); ``count`` is the final simplex size, for the tracked cache.
+    The distance loop itself (gjk.gjk), from a simplex of ``count`` vertices (0 = cold), stopped
+    by the first bound that decides (module docstring); ``count`` is the final simplex size, for
+    the tracked cache. Only a proof says apart: a converged ``|v|`` (the distance the full query
+    reports, so that both agree on every verdict) or a separating plane; a loop stopped by the
+    iteration cap, whose ``|v|`` bounds the distance only from above, answers "within".
     """
-    contact2 = (CONTACT_REL * scale) ** 2
-    tolerance = GJK_SMOOTH_REL if is_smooth(body_a, body_b) else GJK_POLYTOPE_REL
-    if count == 0:
-        _cold_start(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, seeds,
-                    hill_climb, counters)
-        count = 1
-    previous2 = -1.0
-    while True:
-        mask, vx, vy, vz = solve_simplex(simplex[0], count, weights)
-        count = _compact(simplex, simplex_index, weights, count, mask)
-        v2 = vx * vx + vy * vy + vz * vz
-        if count == 4 or v2 <= contact2 or v2 <= threshold * abs(threshold):
-            return False, count
-        length = math.sqrt(v2)
-        # |v| stopped decreasing (round-off at the exact answer, or a near-degenerate simplex
-        # whose solve jumped away): the best |v| seen decides, as in gjk().
-        if previous2 >= 0.0 and v2 >= previous2:
-            return math.sqrt(previous2) > threshold, count
-        if counters[0] >= GJK_MAX_ITERATIONS:
-            return length > threshold, count
-        counters[0] += 1
-        r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
-                              seeds[1], hill_climb, counters)
-        seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
-        vw = vx * (r[1] - r[8]) + vy * (r[2] - r[9]) + vz * (r[3] - r[10])
-        if vw > 0.0 and vw > threshold * length:  # the plane bounds a distance, never a depth
-            return True, count
-        repeated = False
-        for s in range(count):
-            if simplex_index[0, s] == r[0] and simplex_index[1, s] == r[4] and r[0] >= 0 \
-                    and r[4] >= 0:
-                repeated = True
-        if repeated or v2 - vw <= tolerance * v2:
-            return length > threshold, count
-        set_simplex_vertex(simplex, simplex_index, count, r[0], r[1], r[2], r[3], r[4], r[5],
-                           r[6], r[7], r[8], r[9], r[10])
-        count += 1
-        previous2 = v2
+    outcome, count, vx, vy, vz, gap = gjk(geom_a, body_a, geom_b, body_b, rel, simplex,
+                                          simplex_index, count, weights, seeds, hill_climb,
+                                          counters, scale, threshold, threshold)
+    if outcome == GJK_BEYOND:
+        return True, count
+    if outcome == GJK_SEPARATED:
+        return math.sqrt(vx * vx + vy * vy + vz * vz) > threshold, count
+    return False, count
 
 
 @njit(inline=True)

@@ -27,18 +27,26 @@ smooth body); ``weights`` (4,): the barycentric weights;
 ``counters`` (4,): GJK iterations, support calls, hill-climb steps, EPA iterations.
 """
 
+import math
+
 from ._jit import njit
 from .scene import B_CX, B_CY, B_CZ, B_KIND, B_VCOUNT, B_VSTART
 from .simplex import solve_simplex
 from .support import body_support, KIND_POLYTOPE
 from .tolerances import CONTACT_REL, GJK_MAX_ITERATIONS, GJK_POLYTOPE_REL, GJK_SMOOTH_REL
 
-__all__ = ['GJK_SEPARATED', 'GJK_CONTACT', 'GJK_MAX_ITERATIONS_HIT', 'gjk', 'minkowski_support',
-           'set_simplex_vertex', 'load_simplex', 'is_smooth']
+__all__ = ['GJK_BEYOND', 'GJK_CONTACT', 'GJK_MAX_ITERATIONS_HIT', 'GJK_SEPARATED', 'GJK_WITHIN',
+           'gjk', 'is_smooth', 'load_simplex', 'minkowski_support', 'set_simplex_vertex']
 
+# Outcomes of gjk(). SEPARATED: converged, |v| is the distance. CONTACT: the origin is in (or
+# within CONTACT_REL of) the simplex. MAX_ITERATIONS_HIT: stopped by the iteration cap, |v| is an
+# upper bound only. WITHIN / BEYOND: stopped early because a bound settled the caller's question
+# (``within`` / ``beyond`` arguments), before the distance itself was known.
 GJK_SEPARATED = 0
 GJK_CONTACT = 1
 GJK_MAX_ITERATIONS_HIT = 2
+GJK_WITHIN = 3
+GJK_BEYOND = 4
 
 
 @njit(inline=True)
@@ -155,13 +163,20 @@ def _in_simplex(simplex_index, count, index_a, index_b):
 
 @njit(inline=True)
 def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weights, seeds,
-        hill_climb, counters, scale):
+        hill_climb, counters, scale, within, beyond):
     """
     Run GJK from ``count`` simplex vertices (0: cold): ``(outcome, count, vx, vy, vz, gap)``.
 
     ``v`` is the best point of A - B found, ``gap`` Cameron's G-test ``v.v - v.w`` of its support
     point (the distance lies in ``[|v| - gap / |v|, |v|]``). ``GJK_CONTACT``: the origin is in (or
     within ``CONTACT_REL`` of) the simplex, EPA takes over. ``seeds`` are Cameron's ``last_best``.
+
+    Early stops, for questions that need a bound rather than the distance (the separation
+    problem of the GJK implementation notes; coal's ``distance_upper_bound``): ``GJK_WITHIN`` as
+    soon as ``|v| <= within`` (the distance is at most ``within``), ``GJK_BEYOND`` as soon as the
+    plane of a support point proves the distance above ``beyond`` (Cameron 1997 section 3.3's
+    G-test as a lower bound, ``v.w / |v| > beyond``). ``within = -inf`` and ``beyond = inf`` ask
+    for the distance itself.
     """
     tolerance = GJK_SMOOTH_REL if is_smooth(body_a, body_b) else GJK_POLYTOPE_REL
     contact2 = (CONTACT_REL * scale) ** 2
@@ -197,13 +212,19 @@ def gjk(geom_a, body_a, geom_b, body_b, rel, simplex, simplex_index, count, weig
             weights[0], weights[1], weights[2], weights[3] = l0, l1, l2, l3
             return GJK_SEPARATED, count - 1, px, py, pz, gap
         count = _compact(simplex, simplex_index, weights, count, mask)
+        if v2 <= within * abs(within):  # |v| bounds the distance from above
+            return GJK_WITHIN, count, vx, vy, vz, 0.0
         counters[0] += 1
         # Step 4: the support point along -v, and Cameron's G-test g(v) = v.v - v.w.
         r = minkowski_support(geom_a, body_a, geom_b, body_b, rel, -vx, -vy, -vz, seeds[0],
                               seeds[1], hill_climb, counters)
         seeds[0], seeds[1] = max(r[0], 0), max(r[4], 0)
         wx, wy, wz = r[1] - r[8], r[2] - r[9], r[3] - r[10]
-        gap = v2 - (vx * wx + vy * wy + vz * wz)
+        vw = vx * wx + vy * wy + vz * wz
+        gap = v2 - vw
+        # The plane through w normal to v separates by v.w / |v|: a distance, never a depth.
+        if beyond < math.inf and vw > 0.0 and vw > beyond * math.sqrt(v2):
+            return GJK_BEYOND, count, vx, vy, vz, gap
         # Step 5: exact for polytopes when the support vertex pair repeats; otherwise relative.
         if gap <= tolerance * v2 or _in_simplex(simplex_index, count, r[0], r[4]):
             return GJK_SEPARATED, count, vx, vy, vz, gap

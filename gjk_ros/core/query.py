@@ -379,7 +379,7 @@ def query_pair(geom_a, body_a, geom_b, body_b, pose_a, pose_b, k, cache_count, c
                          cache_local[k], simplex, simplex_index)
     outcome, count, vx, vy, vz, gap = gjk(geom_a, body_a, geom_b, body_b, rel, simplex,
                                           simplex_index, count, weights, seeds, hill_climb,
-                                          counters, scale)
+                                          counters, scale, -math.inf, math.inf)
     _save_simplex(cache_count, cache_index, cache_local, cache_seeds, k, simplex, simplex_index,
                   count, seeds)
     if outcome != GJK_CONTACT:
