@@ -19,13 +19,16 @@ Each step publishes one transform of the arm, stamped to the nanosecond, and wai
 ``~/distances`` stamped at or after it (``message_filters``-style exact keying). The obstacle is
 a parameter body, so the transform is the only datum that ages: each output stamp must be that
 transform's stamp exactly, come from the first cycle that ran after it arrived, and carry the
-distance of the pose it stamps.
+distance of the pose it stamps. The pacing behind "the first cycle after it" is checked on its
+own too, over simulated times: a transform that finds no token is answered one period later.
 """
 
 import os
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros import PairStatus, read_distances
+from gjk_ros.ros.pacing import CyclePacer
+from hypothesis import example, given, settings, strategies
 from node_harness import (box_urdf, find_record, matrix, NodeProcess, Scene, session_domain_id,
                           STARTUP_TIMEOUT, TIMEOUT, wait_until)
 import pytest
@@ -90,3 +93,28 @@ def test_each_step_is_answered_by_the_next_cycle_stamped_exactly(node):
             expected = signed_distance(ConvexPolytope.box([ARM_HALF] * 3),
                                        matrix((0.0, 0.0, height(step))), *slab).distance
             assert abs(record.distance - expected) <= 1e-9, (step, record.distance, expected)
+
+
+RATE_HZ = 20.0
+PERIOD = 1.0 / RATE_HZ
+
+
+@settings(max_examples=300, deadline=None)
+@given(history=strategies.lists(strategies.floats(0.0, 3 * PERIOD), max_size=6),
+       delay=strategies.floats(0.0, PERIOD), lateness=strategies.floats(0.0, 0.4 * PERIOD))
+# A period's refill that rounds to just below one token (found by search).
+@example(history=[0.01742355555978931, 0.025, 0.05], delay=0.0, lateness=0.0)
+def test_a_transform_without_a_token_is_answered_one_period_later(history, delay, lateness):
+    # The node restarts the watchdog when a transform starts waiting (node._on_transform): its
+    # next tick comes a period later, plus its lateness, and must run that transform's cycle.
+    pacer, now = CyclePacer(RATE_HZ), 0.0
+    for gap in history:  # earlier transforms, answered or not
+        now += gap
+        pacer.try_start(now)
+    pacer.try_start_from_watchdog(now)
+    now += delay
+    if pacer.try_start(now):
+        return  # it had a token: its cycle ran at once
+    assert pacer.waiting
+    assert pacer.try_start_from_watchdog(now + PERIOD + lateness)
+    assert not pacer.waiting

@@ -99,7 +99,6 @@ class DistanceNode(LifecycleNode):
         self.problems = ProblemLog(self.get_logger())
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self._watchdog = None
-        self._retry = None
         self._warmed_up = False
         self.state = 'unconfigured'
         self.components = {}
@@ -152,16 +151,9 @@ class DistanceNode(LifecycleNode):
         if not self._warmed_up:
             self._warm_up()
             self._warmed_up = True
-        self._make_pacing_timers()
-
-    def _make_pacing_timers(self):
-        # Steady clock: the watchdog must run whatever ROS time does (timekeeping.py). The
-        # retry timer runs only while a transform waits for its cycle (pacing.py).
+        # Steady clock: the watchdog must run whatever ROS time does (timekeeping.py).
         self._watchdog = self.create_timer(self.pacer.period, self._on_watchdog,
                                            clock=self._steady_clock)
-        self._retry = self.create_timer(self.pacer.retry_period, self._on_retry,
-                                        clock=self._steady_clock)
-        self._retry.cancel()
 
     def on_activate(self, state):
         """Start cycles; the speed scaling starts at 0 (nothing measured yet)."""
@@ -198,7 +190,7 @@ class DistanceNode(LifecycleNode):
         self.state = 'unconfigured'
         self.close()
         self._owned.release()
-        self._watchdog = self._retry = None
+        self._watchdog = None
         self.components = {}
 
     def _make_components(self):
@@ -254,12 +246,11 @@ class DistanceNode(LifecycleNode):
     def _configure_pacing(self, config):
         if config.rate_hz != self.pacer.rate_hz:
             self.pacer.set_rate(config.rate_hz)
-            for timer in (self._watchdog, self._retry):
-                self._owned.forget(timer)
-                self.destroy_timer(timer)
-            self._make_pacing_timers()
-            for timer in (self._watchdog, self._retry):
-                self._owned.add('destroy_timer', timer)
+            self._owned.forget(self._watchdog)
+            self.destroy_timer(self._watchdog)
+            self._watchdog = self.create_timer(self.pacer.period, self._on_watchdog,
+                                               clock=self._steady_clock)
+            self._owned.add('destroy_timer', self._watchdog)
 
     def _configure_ingestion(self, config):
         if config.ingest_limits() != self.ingestor.limits:
@@ -299,17 +290,13 @@ class DistanceNode(LifecycleNode):
     # -- when a cycle runs ---------------------------------------------------------------------
 
     def _on_transform(self):
+        was_waiting = self.pacer.waiting
         if self.pacer.try_start(time.monotonic()):
             self._run_cycle()
-        elif self._retry is not None and self._retry.is_canceled():
-            self._retry.reset()  # the transform waits for a token (pacing.py)
-
-    def _on_retry(self):
-        """Run the cycle of a transform that waited for a token; steady clock."""
-        if self.pacer.try_start_waiting(time.monotonic()):
-            self._run_cycle()
-        if not self.pacer.waiting:
-            self._retry.cancel()
+        elif not was_waiting and self._watchdog is not None:
+            # It waits for a token: the watchdog's next tick, a period from now, has one and
+            # runs its cycle (pacing.py).
+            self._watchdog.reset()
 
     def _on_watchdog(self):
         """Keep outputs coming when no TF arrives (they say STALE then); steady clock."""
