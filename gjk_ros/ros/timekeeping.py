@@ -29,8 +29,8 @@ Time conventions (docs/semantics.md, "Time"):
   then nothing is known to be fresh, every pair is STALE and ``~/min_distance`` is -inf with a
   reason naming ``/clock``. A paused simulation therefore reads as unknown, not as clear.
 - **Stamps are integers.** Every stamp, receive time and "oldest datum" is ROS time in integer
-  nanoseconds (a float of seconds rounds today's stamps by up to 128 ns, and a float of
-  nanoseconds loses them past 2^53 ns, 104 days); seconds as floats are only for durations.
+  nanoseconds: a float, of seconds or of nanoseconds (exact only up to 2^53 ns, 104 days),
+  rounds today's stamps by up to 128 ns. Seconds as floats are only for durations.
 - **One rule for stamps out of range.** A ``builtin_interfaces/Time`` carries ``sec`` as int32,
   so an output can only be stamped from 0 to ``MAX_STAMP_NS``. A datum stamped outside that
   (negative, or ``sec = 2^31 - 1`` with a ``nanosec`` that carries past it) is refused where it
