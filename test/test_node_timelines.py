@@ -127,9 +127,9 @@ class Driver:
     def __init__(self, node):
         self.node = node
         self.truth = Truth()
-        node.clocks.now = lambda: self.truth.now
+        node.clocks.now_ns = lambda: round(self.truth.now * 1e9)
         node.clocks.steady = lambda: self.truth.steady
-        node.clocks.last_now = self.truth.now
+        node.clocks.last_now_ns = node.clocks.now_ns()
         node.sources['robot_description'].forget_model()
         self.min_distance = Recorder()
         self.distances = Recorder()
@@ -289,7 +289,7 @@ def _reset(driver):
     driver.truth = Truth(now=driver.truth.now + 100.0, steady=driver.truth.steady + 100.0,
                          ros_advanced_at=driver.truth.steady + 100.0)
     node = driver.node
-    node.clocks.last_now = driver.truth.now
+    node.clocks.last_now_ns = node.clocks.now_ns()
     node.frames.buffer.clear_dynamic()
     node.sources['robot_description'].forget_model()
     for name, key in node.world.bodies.keys(LINK, 'robot_description'):

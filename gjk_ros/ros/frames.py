@@ -19,13 +19,16 @@ Frames: the TF input, and every layout piece's world pose and input state each c
 (time-sorted per edge, tf2's semantics; tf2_ros is not installable everywhere). A piece's pose
 is ``T(fixed_frame <- frame) @ origin`` with the latest transforms; a chain older than
 ``tf_timeout`` (from its latest common ``header.stamp``), unknown or extrapolated makes its
-pieces STALE, a non-finite, absurd or non-rigid one INVALID.
+pieces STALE, a non-finite, absurd or non-rigid one INVALID. A transform the buffer refuses as a
+whole (an empty frame id, a self transform, a stamp no header can carry) is logged once by its
+frames, as tf2 logs TF_SELF_TRANSFORM and TF_NO_FRAME_ID, and once more when they are accepted.
 """
 
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
 from gjk_ros.ros.pairs import InputState
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
 from gjk_ros.ros.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
 import numpy
 from tf2_msgs.msg import TFMessage
 
@@ -41,10 +44,10 @@ _INPUT_OF_FRAME = {
 
 
 def _data_time(lookup):
-    """Return when a chain's data was true (ns): +inf for a static chain, -inf if unknown."""
+    """Return when a chain's data was true (int ns): TIMELESS if static, UNKNOWN if unknown."""
     if lookup.status not in (TfStatus.OK, TfStatus.STALE) or lookup.matrix is None:
-        return -numpy.inf
-    return float(lookup.stamp_ns) if lookup.dynamic else numpy.inf
+        return UNKNOWN
+    return lookup.stamp_ns if lookup.dynamic else TIMELESS
 
 
 class Frames:
@@ -69,6 +72,7 @@ class Frames:
         self.buffer = TfBuffer()
         self.received = {'tf': None, 'tf_static': None}
         self.states = {}
+        self._refused = set()  # problem keys of transforms refused and not stored since
         self._fixed_frame = 'world'
         self._timeout_ns = 0
 
@@ -101,16 +105,33 @@ class Frames:
                                   'malformed %s message ignored: %s' % (topic, error))
             return
         self._problems.resolve(('input', topic, 'decode'))
-        now = self._clocks.now()
-        self._clocks.check(now)
-        self.received['tf_static' if static else 'tf'] = now
-        self.buffer.insert_message(entries, static)
+        now_ns = self._clocks.now_ns()
+        self._clocks.check(now_ns)
+        self.received['tf_static' if static else 'tf'] = now_ns * 1e-9
+        refused = self.buffer.insert_message(entries, static)
+        if refused or self._refused:
+            self._report_refused(topic, entries, refused)
+
+    def _report_refused(self, topic, entries, refused):
+        """Log a refused transform once per frame; resolve it once that frame is stored."""
+        current = {('tf', topic, parent, child): why for parent, child, why in refused}
+        for key, why in current.items():
+            if self._problems.report(key, "%s: transform '%s' -> '%s' ignored: %s"
+                                     % (topic, key[2], key[3], why), level='warning'):
+                self._refused.add(key)
+        stored = {(parent.lstrip('/'), child.lstrip('/')) for parent, child, _, _ in entries}
+        for key in [key for key in self._refused
+                    if key[1] == topic and key not in current and
+                    (key[2].lstrip('/'), key[3].lstrip('/')) in stored]:
+            self._refused.discard(key)
+            self._problems.resolve(key, "%s: transform '%s' -> '%s' accepted again"
+                                   % (topic, key[2], key[3]))
 
     def lookup(self, target, source, stamp_ns):
         """T(target <- source) at ``stamp_ns`` (0: the latest), tf2's lookupTransform."""
         return self.buffer.lookup(target, source, time_ns=stamp_ns)
 
-    def pose_pieces(self, frames, origins, frame_index, now, describe):
+    def pose_pieces(self, frames, origins, frame_index, now_ns, describe):
         """
         World pose and input state of every layout piece, and the output stamp.
 
@@ -118,26 +139,26 @@ class Frames:
         ----------
         frames, origins, frame_index
             From ``Layout.frames_and_origins``.
-        now : float
-            ROS time, seconds.
+        now_ns : int
+            ROS time, nanoseconds.
         describe : callable(int) -> (str, str)
             (kind, name) of a piece, for the log.
 
         Returns
         -------
-        tuple of ((n, 4, 4) float, (n,) int, (n,) float)
+        tuple of ((n, 4, 4) float, (n,) int, (n,) int64)
             Poses, ``InputState`` and the time of each piece's transform data: its chain's
-            latest common time (ns) when it has a dynamic edge, +inf for a static chain, -inf
-            when no transform is known.
+            latest common time (ns) when it has a dynamic edge, ``TIMELESS`` for a static
+            chain, ``UNKNOWN`` when no transform is known.
 
         """
-        lookups = self.buffer.lookup_many(self._fixed_frame, frames, now_ns=int(now * 1e9),
+        lookups = self.buffer.lookup_many(self._fixed_frame, frames, now_ns=now_ns,
                                           timeout_ns=self._timeout_ns)
         self._report(lookups)
         # One row per distinct frame, and a last one (identity, STALE) for "no frame".
         frame_poses = numpy.tile(numpy.eye(4), (len(frames) + 1, 1, 1))
         frame_inputs = numpy.full(len(frames) + 1, InputState.STALE, dtype=numpy.int64)
-        frame_times = numpy.full(len(frames) + 1, -numpy.inf)
+        frame_times = numpy.full(len(frames) + 1, UNKNOWN, dtype=numpy.int64)
         for index, frame in enumerate(frames):
             lookup = lookups[frame]
             frame_inputs[index] = _INPUT_OF_FRAME[lookup.status]

@@ -43,14 +43,14 @@ from gjk_ros.ros.managed import (check_combination, OwnedEntities, PAUSED_REASON
                                  run_transition, Toggle)
 from gjk_ros.ros.markers import PieceView
 from gjk_ros.ros.node_parameters import NodeParameters
-from gjk_ros.ros.outputs import data_stamp, Outputs, record_ages
+from gjk_ros.ros.outputs import data_stamp, Outputs, record_ages, record_stamps
 from gjk_ros.ros.pacing import CyclePacer
 from gjk_ros.ros.pairs import InputState
 from gjk_ros.ros.problems import ProblemLog
 from gjk_ros.ros.readiness import Readiness
 from gjk_ros.ros.records import PairStatus
 from gjk_ros.ros.sources import make_sources
-from gjk_ros.ros.timekeeping import NodeClocks
+from gjk_ros.ros.timekeeping import NodeClocks, stamp_fields
 from gjk_ros.ros.world import World
 import numpy
 import rclpy
@@ -290,8 +290,13 @@ class DistanceNode(LifecycleNode):
     # -- when a cycle runs ---------------------------------------------------------------------
 
     def _on_transform(self):
+        was_waiting = self.pacer.waiting
         if self.pacer.try_start(time.monotonic()):
             self._run_cycle()
+        elif not was_waiting and self._watchdog is not None:
+            # It waits for a token: the watchdog's next tick, a period from now, has one and
+            # runs its cycle (pacing.py).
+            self._watchdog.reset()
 
     def _on_watchdog(self):
         """Keep outputs coming when no TF arrives (they say STALE then); steady clock."""
@@ -317,19 +322,21 @@ class DistanceNode(LifecycleNode):
 
     def _cycle(self):
         config, layout = self.config, self.layout
-        # 1. Time: a jump back clears the TF history; is ROS time advancing at all?
-        now = self.clocks.now()
-        self.clocks.observe(now)
+        # 1. Time: a jump back clears the TF history; is ROS time advancing at all? Stamps are
+        # integer ns (timekeeping.py); seconds only measure durations.
+        now_ns = self.clocks.now_ns()
+        now = now_ns * 1e-9
+        self.clocks.observe(now_ns)
         # 2. Inputs: the sources apply what the geometry worker finished to the world.
-        self._take_inputs(now)
+        self._take_inputs(now, now_ns)
         # 3. Scope: rebuild the piece pairs when bodies or scope parameters changed.
         if layout.refresh(self.world):
             self.diagnostics.stats.rebuilds += 1
         # 4. Poses: every piece placed in fixed_frame with the latest transforms.
         frames, origins, frame_index = layout.frames_and_origins(self.world, self.sources,
                                                                  config.fixed_frame)
-        poses, inputs, piece_times = self.frames.pose_pieces(frames, origins, frame_index, now,
-                                                             self._describe_piece)
+        poses, inputs, piece_times = self.frames.pose_pieces(frames, origins, frame_index,
+                                                             now_ns, self._describe_piece)
         # 5. Freshness: silent sources, expired markers and an untrusted clock are STALE;
         # each piece's data is as old as its transform or its source's last message.
         self._judge_sources(inputs, piece_times, now)
@@ -347,18 +354,18 @@ class DistanceNode(LifecycleNode):
             layout.link_ids, self.frames.without_transform(layout.link_frames()),
             None if self.toggle.enabled else PAUSED_REASON)
         # 8. Publish, every output with one header stamped with the oldest datum used.
-        now_ns = int(now * 1e9)
-        times = tracker.record_times(piece_times)
-        records['age'] = record_ages(times, now_ns)
+        stamps, empty = record_stamps(tracker, piece_times)
+        records['age'] = record_ages(stamps, empty, now_ns)
         records['ready'] = self.readiness.ready
         self.last_records = records
-        header = Header(frame_id=config.fixed_frame, stamp=_time_msg(data_stamp(times, now_ns)))
+        sec, nanosec = stamp_fields(data_stamp(stamps, empty, now_ns))
+        header = Header(frame_id=config.fixed_frame, stamp=Time(sec=sec, nanosec=nanosec))
         self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
                              self.world.names, self.world.link_groups)
         self.outputs.publish_markers(records, layout.self_mask, header,
                                      lambda: self._piece_views(poses, inputs))
 
-    def _take_inputs(self, now):
+    def _take_inputs(self, now, now_ns):
         for source in self.sources.values():
             source.submit(self.ingestor)
         for result in self.ingestor.poll(RESULTS_PER_CYCLE):
@@ -370,7 +377,7 @@ class DistanceNode(LifecycleNode):
         for kind, _, key in self.world.bodies.expire(now, keep=self._keep_expired):
             self.sources[key[0]].expired(kind, key)
         for source in self.sources.values():
-            source.poll(self.world, now)
+            source.poll(self.world, now_ns)
         self.world.report_problems(self.problems)
 
     def _keep_expired(self, kind, name, key, expires):
@@ -388,8 +395,8 @@ class DistanceNode(LifecycleNode):
             silent = numpy.array(source.silent(pieces, now), dtype=bool)
             chosen = indices[silent]
             inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE
-            piece_times[indices] = numpy.minimum(piece_times[indices],
-                                                 source.data_times(pieces))
+            piece_times[indices] = numpy.minimum(
+                piece_times[indices], numpy.array(source.data_times(pieces), dtype=numpy.int64))
         if self.clocks.problem() is not None or not self.toggle.enabled:
             # No age can be judged, or paused by ~/toggle: nothing is measured.
             inputs[inputs == InputState.OK] = InputState.STALE
@@ -421,11 +428,6 @@ class DistanceNode(LifecycleNode):
                 self.problems.report(('diagnostics', type(error).__name__),
                                      'diagnostics failed: %s: %s'
                                      % (type(error).__name__, error))
-
-
-def _time_msg(nanoseconds):
-    nanoseconds = max(int(nanoseconds), 0)
-    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
 
 
 def main(args=None):

@@ -21,8 +21,10 @@ The node's outputs, except ``/diagnostics`` (``diagnostics.py``).
 
 Time: every output of a cycle carries one header whose stamp is the oldest datum the cycle's
 records rest on (``data_stamp``): a transform's latest common time, an obstacle source's last
-message. Static transforms and geometry do not age. Each record's own ``age`` says the same
-per pair, and its ``ready`` flag lets a consumer rebuild the fail-safe minimum from the cloud.
+message. Static transforms and geometry do not age. Stamps are integer nanoseconds from the
+datum to the header (``timekeeping``), so the header is that datum's stamp to the nanosecond.
+Each record's own ``age`` says the same per pair, and its ``ready`` flag lets a consumer
+rebuild the fail-safe minimum from the cloud.
 
 ``make_cloud`` and ``min_distance`` are pure functions of a record array; ``Outputs`` owns the
 publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
@@ -41,13 +43,14 @@ from gjk_ros.ros.markers import distance_colour, MarkerBuilder
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
 from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler
+from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField, Range
 from std_msgs.msg import Float64, String
 from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['data_stamp', 'make_cloud', 'min_distance', 'Outputs', 'record_ages',
-           'safety_cause', 'ScalingOutputs']
+           'record_stamps', 'safety_cause', 'ScalingOutputs']
 
 # ~/markers is for eyes: at most this rate, whatever rate_hz is.
 MARKERS_PERIOD = 0.1
@@ -138,29 +141,67 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
 _UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])
 
 
-def record_ages(times, now_ns):
+def record_stamps(tracker, piece_stamps):
     """
-    Return each record's age in seconds from its oldest datum (``PairTracker.record_times``).
+    Return the oldest datum of each record's pieces, exactly (``PairTracker.record_times``).
 
-    Timeless data (+inf) is 0 s old, missing data (-inf) infinitely old, and a record without
-    piece pairs (NaN) has no age.
+    ``record_times`` reduces floats by their minimum, and a float cannot hold a stamp in
+    nanoseconds (2^53 ns is 104 days). A minimum only depends on order, so the stamps go through
+    it as the ranks of their distinct values, which a float holds exactly, and come back as the
+    integers they rank.
+
+    Parameters
+    ----------
+    tracker : gjk_ros.ros.pairs.PairTracker
+        The layout's tracker: its records and their piece pairs.
+    piece_stamps : (n,) int64
+        Per layout piece: its data's stamp in ns, ``TIMELESS`` or ``UNKNOWN``.
+
+    Returns
+    -------
+    tuple of ((r,) int64, (r,) bool)
+        Per record: the stamp (``TIMELESS``, ``UNKNOWN``), and whether it has no piece pairs
+        (no datum at all).
+
     """
-    with numpy.errstate(invalid='ignore'):
-        ages = (now_ns - times) * 1e-9
-    ages[times == numpy.inf] = 0.0
+    piece_stamps = numpy.asarray(piece_stamps, dtype=numpy.int64)
+    distinct, ranks = numpy.unique(piece_stamps, return_inverse=True)
+    ranks = ranks.reshape(-1).astype(numpy.float64)
+    ranks[piece_stamps == TIMELESS] = numpy.inf
+    ranks[piece_stamps == UNKNOWN] = -numpy.inf
+    reduced = tracker.record_times(ranks)
+    stamps = numpy.full(len(reduced), TIMELESS, dtype=numpy.int64)
+    known = numpy.isfinite(reduced)
+    stamps[known] = distinct[reduced[known].astype(numpy.int64)]
+    stamps[reduced == -numpy.inf] = UNKNOWN
+    return stamps, numpy.isnan(reduced)
+
+
+def record_ages(stamps, empty, now_ns):
+    """
+    Return each record's age in seconds from its oldest datum (``record_stamps``).
+
+    The difference is taken in integer nanoseconds and only then made seconds. Timeless data is
+    0 s old, unknown data infinitely old, and a record without piece pairs has no age (NaN).
+    """
+    timeless, unknown = stamps == TIMELESS, stamps == UNKNOWN
+    ages = (now_ns - numpy.where(timeless | unknown, now_ns, stamps)) * 1e-9
+    ages[unknown] = numpy.inf
+    ages[empty] = numpy.nan
     return ages
 
 
-def data_stamp(times, now_ns):
+def data_stamp(stamps, empty, now_ns):
     """
-    Return the stamp (ns) of a cycle's outputs: the oldest datum its records rest on.
+    Return the stamp (int ns) of a cycle's outputs: the oldest datum its records rest on.
 
-    ``now_ns`` when every datum is timeless; 0 ("no time") when the only data are missing.
+    ``now_ns`` when every datum is timeless; 0 ("no time") when the only data are unknown.
     """
-    finite = times[numpy.isfinite(times)]
-    if finite.size:
-        return int(finite.min())
-    return 0 if (times == -numpy.inf).any() else int(now_ns)
+    used = stamps[~empty]
+    dated = used[(used != TIMELESS) & (used != UNKNOWN)]
+    if dated.size:
+        return int(dated.min())
+    return 0 if (used == UNKNOWN).any() else int(now_ns)
 
 
 def safety_cause(records, is_self, minimum, reasons, names, max_distance):

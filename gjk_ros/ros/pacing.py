@@ -32,12 +32,22 @@ quarter period of slack keeps it so when a message comes a little late, or at th
 as the tick (found by the property test: a message one period after the last, ordered after
 the tick by rounding, lost its cycle). When TF stops, outputs continue at most 2.25 periods
 after the last one, plus the timer's lateness.
+
+A transform that finds the bucket empty (it came less than a period after the last cycle)
+*waits*: the node restarts the watchdog's period when it starts waiting, and the next tick, one
+period later, finds a token (one refills per period) and runs its cycle. So the output computed
+from a transform comes at most a period after it arrived, plus the timer's lateness, whatever
+the phase of the watchdog: a client that sends a transform and waits for an output stamped at or
+after it never waits for the watchdog's slack. A stream faster than ``rate_hz`` restarts the
+watchdog at most once per cycle, and the tokens still cap the cycles at ``rate_hz``.
 """
 
-__all__ = ['CyclePacer']
+__all__ = ['CyclePacer', 'WATCHDOG_SLACK']
 
 # A transform older than this many periods leaves the cycles to the watchdog.
 WATCHDOG_SLACK = 1.25
+# A period's refill, (now - then) * rate_hz, may round to just below one token.
+_ROUNDING = 1e-9
 
 
 class CyclePacer:
@@ -59,6 +69,7 @@ class CyclePacer:
         self._tokens = self._burst
         self._updated = None
         self._last_arrival = None
+        self.waiting = False  # a transform arrived and no cycle ran since
 
     @property
     def rate_hz(self):
@@ -91,14 +102,17 @@ class CyclePacer:
 
         """
         self._last_arrival = now
+        self.waiting = True
         return self._take_token(now)
 
     def try_start_from_watchdog(self, now):
         """
-        Take a token at a watchdog tick if no transform arrived for ``WATCHDOG_SLACK`` periods.
+        Take a token at a watchdog tick for a waiting transform, or when none came for a while.
 
-        A TF stream at ``rate_hz`` or faster keeps this False whatever its phase relative to
-        the timer (its own cycles are paced by the tokens); without one every tick runs a cycle.
+        A tick runs a cycle when a transform is waiting for its token (module docstring) or no
+        transform arrived for ``WATCHDOG_SLACK`` periods. A TF stream at ``rate_hz`` keeps
+        this False whatever its phase relative to the timer (its own cycles are paced by the
+        tokens); without one every tick runs a cycle.
 
         Returns
         -------
@@ -106,13 +120,14 @@ class CyclePacer:
             True if the cycle may run (the token is spent).
 
         """
-        due = self._last_arrival is None or \
+        due = self.waiting or self._last_arrival is None or \
             now - self._last_arrival >= WATCHDOG_SLACK * self.period
         return due and self._take_token(now)
 
     def _take_token(self, now):
         self._refill(now)
-        if self._tokens < 1.0:
+        if self._tokens < 1.0 - _ROUNDING:
             return False
-        self._tokens -= 1.0
+        self._tokens = max(self._tokens - 1.0, 0.0)
+        self.waiting = False  # this cycle reads every transform that arrived before it
         return True

@@ -15,38 +15,62 @@
 """
 A TF buffer with tf2's semantics, without tf2_ros (numpy only, no rclpy).
 
-What it keeps: for every child frame, the transforms to its parent sorted by ``header.stamp``
-over the last ``cache_time`` seconds (tf2's TimeCache, default 10 s); a static transform
-(``/tf_static``) is one value valid at every time (tf2's StaticCache).
+The rules are read from tf2's ``BufferCore`` and caches (ros2/geometry2: tf2/src/buffer_core.cpp,
+cache.cpp, static_cache.cpp); docs/semantics.md lists them beside tf2's own behaviour, and
+test/test_tf2_semantics.py checks them case by case.
 
-How it answers, as tf2's ``BufferCore::lookupTransform``:
+What it keeps, one history per child frame (tf2 keeps one cache per frame):
 
-- ``time_ns == 0`` asks for the *latest common time* of the chain between the two frames:
-  the oldest of the newest stamps of its dynamic edges (static edges do not constrain it).
-  Every edge is then evaluated at that time, so the result is one consistent instant.
-- Any other time interpolates every dynamic edge at that time (translation linearly, rotation
-  by slerp, as tf2 does) and fails with EXTRAPOLATION when it lies outside an edge's data.
+- ``/tf``: samples sorted by ``header.stamp`` over the last ``cache_time`` seconds (tf2's
+  ``TimeCache``, default 10 s), *each with its own parent* (``TransformStorage::frame_id_``): a
+  re-parented frame keeps its history, and a late message that still names the old parent
+  lands in its place instead of replacing what came after it.
+- ``/tf_static``: one sample valid at every time (``StaticCache``). A frame that moves between
+  ``/tf`` and ``/tf_static`` starts a new history (``BufferCore::setTransformImpl``).
+
+Insertion (``TimeCache::insertData``): the history is pruned to ``cache_time`` behind its newest
+stamp first; a sample older than that is refused (tf2's TF_OLD_DATA); an exact duplicate of a
+sample stored at its stamp is ignored; a distinct sample at a stored stamp takes effect (tf2
+keeps both and uses the one inserted last).
+
+Values (``BufferCore::setTransform``): tf2 turns the quaternion into a rotation matrix scaled by
+``2 / |q|^2`` and reads a unit quaternion back, so every finite quaternion is normalised; its
+``QUATERNION_NORMALIZATION_TOLERANCE`` test then runs on that unit quaternion and only ever
+fails on NaN. This buffer normalises exactly where that scale is a finite normal number.
+
+Lookups (``BufferCore::lookupTransform``):
+
+- ``time_ns == 0`` asks for the *latest common time* (``getLatestCommonTime``): walking up from
+  both frames by each frame's newest parent, the oldest of the newest non-zero stamps up to
+  their common parent (static frames, stamped 0, do not constrain it). Every edge is then
+  evaluated at that time; when nothing constrains it, at each edge's newest sample.
+- At a time (``TimeCache::getData``): the sample at that stamp, or translation lerp and
+  shortest-arc slerp between the two around it when they name the same parent; across a change
+  of parent the older sample holds (tf2 does not interpolate there). Outside an edge's data the
+  lookup fails with EXTRAPOLATION, never clamps.
+- The walk (``walkToTopParent``) is iterative: from the source up to the target or its top, then
+  from the target up to the source's walk. Each walk may take ``MAX_GRAPH_DEPTH`` edges, the
+  target's counted up to the top of the source's walk as tf2 counts it; beyond that tf2 calls
+  the tree invalid ("contains a loop"), and so does this buffer (INVALID).
+- A frame looked up to itself is the identity, stamped at time 0 with that frame's newest stamp.
 
 Where it departs from tf2, on purpose (a distance monitor must fail safe):
 
-- A transform tf2 would *ignore* (non-finite values, a quaternion whose squared norm is off
-  by more than tf2's ``QUATERNION_NORMALIZATION_TOLERANCE`` of 1e-2) is stored as an INVALID
-  sample, so that lookups through it say INVALID instead of silently using older data.
-  Quaternions within the tolerance are normalised, as tf2's math does. A translation beyond
-  ``MAX_COORDINATE`` is INVALID too: such numbers are finite but not sane, and the geometry
-  core's exactness (and float64's 1e-16 relative precision) means nothing there.
-- The norm test is overflow-safe: components around 1e154 make the squared norm overflow to
-  inf in a naive test, which tf2 would catch but a normalising reader would turn into the
-  identity rotation.
+- A transform tf2 would *ignore* (NaN), or accept although it is no rigid motion (an infinite or
+  beyond ``MAX_COORDINATE`` translation, a quaternion whose squared norm is zero, subnormal or
+  overflows, which tf2 drops as NaN or reads as the identity), is stored as an INVALID sample,
+  so that lookups through it say INVALID instead of silently using older data. At a stamp that
+  already has samples it takes effect when it comes, until the next valid sample there, after
+  which the sample tf2 would hold is in effect again.
+- A leading '/' is stripped from frame ids in lookups too (tf2 refuses it there).
 - The composed result is checked again: finite inputs can overflow while composing.
+- Stamps outside what a ``builtin_interfaces/Time`` can carry (``timekeeping.stamp_problem``)
+  are refused: every stamp that enters the node follows that one rule.
 
 Freshness (``now_ns`` and ``timeout_ns`` given): a chain with dynamic edges whose latest
 common time is older than ``now - timeout`` is STALE. Age is measured from the data's stamp on
-the node's clock, as Nav2's collision monitor measures ``source_timeout``.
-
-Out-of-order data is inserted in its place and never overwrites newer data; data older than
-the newest stamp of its edge minus ``cache_time`` is dropped (tf2's TF_OLD_DATA). After a jump
-back in time the owner calls ``clear_dynamic`` (tf2_ros's buffer does the same).
+the node's clock, as Nav2's collision monitor measures ``source_timeout``. After a jump back in
+time the owner calls ``clear_dynamic`` (tf2_ros's buffer does the same).
 """
 
 import bisect
@@ -54,19 +78,20 @@ from dataclasses import dataclass
 import enum
 import math
 import struct
+import sys
 
-from gjk_ros.core.rigid import (marker_quaternion, MAX_COORDINATE, pose_matrix, tf2_quaternion,
-                                TF2_QUATERNION_TOLERANCE)
+from gjk_ros.core.rigid import marker_quaternion, MAX_COORDINATE, pose_matrix
+from gjk_ros.ros.timekeeping import NS_PER_S, stamp_problem
 import numpy
 
-__all__ = ['decode_tf_message', 'marker_pose_matrix', 'MAX_COORDINATE', 'TfBuffer', 'TfLookup',
-           'TfStatus']
+__all__ = ['decode_tf_message', 'marker_pose_matrix', 'MAX_COORDINATE', 'MAX_GRAPH_DEPTH',
+           'TfBuffer', 'TfLookup', 'TfStatus']
 
-# tf2's QUATERNION_NORMALIZATION_TOLERANCE: |q.q - 1| above it is rejected (gjk_ros.core.rigid).
-QUATERNION_TOLERANCE = TF2_QUATERNION_TOLERANCE
-# A chain deeper than this is taken for a cycle (tf2's MAX_GRAPH_DEPTH is 1000).
-MAX_DEPTH = 1000
-_NS = 1_000_000_000
+# tf2's BufferCore::MAX_GRAPH_DEPTH: the most edges one walk of a lookup may take.
+MAX_GRAPH_DEPTH = 1000
+# tf2 keeps every distinct sample sent for one stamp; this buffer keeps the one in effect and
+# remembers the last this many accepted there, so that their duplicates are still ignored.
+MAX_EARLIER_AT_STAMP = 16
 _NO_DATA = 'no data at that time'
 _IDENTITY = numpy.eye(4)
 _IDENTITY.flags.writeable = False
@@ -119,11 +144,12 @@ def marker_pose_matrix(pose):
 
 def check_values(values):
     """
-    Validate (x, y, z, qx, qy, qz, qw) as tf2 would, failing safe.
+    Validate (x, y, z, qx, qy, qz, qw) as a rigid motion, normalising as tf2 does.
 
-    The tests are written so that NaN fails them (every comparison with NaN is false) and so
-    that an overflowing squared norm (components near 1e154 give inf) fails the tolerance
-    test instead of being normalised into an identity rotation.
+    tf2 makes the rotation matrix with the scale ``2 / |q|^2`` (``Matrix3x3::setRotation``): the
+    quaternion is normalised wherever that scale is a finite normal number, which is where this
+    accepts it. A zero or subnormal squared norm (tf2: NaN, ignored) and an overflowing one
+    (tf2: the identity rotation) are refused. Every test is written so that NaN fails it.
 
     Returns
     -------
@@ -137,10 +163,15 @@ def check_values(values):
         if all(math.isfinite(v) for v in values[:3]):
             return None, 'translation beyond %g m' % MAX_COORDINATE
         return None, 'non-finite translation'
-    quaternion, reason = tf2_quaternion(values[3:])
-    if quaternion is None:
-        return None, reason
-    return (x, y, z) + quaternion, ''
+    quaternion = values[3:]
+    squared = sum(v * v for v in quaternion)
+    if not sys.float_info.min <= squared <= sys.float_info.max:
+        if not all(math.isfinite(v) for v in quaternion):
+            return None, 'non-finite quaternion'
+        return None, ('quaternion squared norm %.3g cannot be normalised (tf2 would %s it)'
+                      % (squared, 'ignore' if squared < 1.0 else 'read the identity from'))
+    norm = math.sqrt(squared)
+    return (x, y, z) + tuple(v / norm for v in quaternion), ''
 
 
 def _slerp(q0, q1, ratio):
@@ -160,88 +191,143 @@ def _slerp(q0, q1, ratio):
     return [v / norm for v in blended]
 
 
+def _identity(parent, sample, reason):
+    """Return what makes two samples at one stamp the same (TransformStorage::operator==)."""
+    return (parent, sample) if sample is not None else (parent, None, reason)
+
+
 class _Edge:
-    """The history of one child frame's transform to its parent."""
+    """The history of one child frame: its samples, each with its parent (tf2's caches)."""
 
-    __slots__ = ('parent', 'static', 'stamps', 'samples', 'reasons', '_matrices')
+    __slots__ = ('static', 'stamps', 'parents', 'samples', 'reasons', 'earlier', '_matrices')
 
-    def __init__(self, parent, static):
-        self.parent = parent
+    def __init__(self, static):
         self.static = static
         self.stamps = []        # sorted, ns
+        self.parents = []       # the parent each sample names
         self.samples = []       # values with a unit quaternion, or None if invalid
         self.reasons = []       # why a sample is invalid ('' when valid)
-        self._matrices = {}     # index of a sample -> its matrix (cache of the newest)
+        self.earlier = {}       # stamp -> identities of the valid samples accepted there
+        self._matrices = {}     # index of a sample -> its matrix
 
-    @property
-    def newest(self):
-        return self.stamps[-1]
+    def latest(self):
+        """(stamp, parent) of the newest sample; stamp 0 when static (getLatestTimeAndParent)."""
+        return (0 if self.static else self.stamps[-1]), self.parents[-1]
 
-    def insert(self, stamp, sample, reason, cache_ns):
-        """Insert in stamp order; returns 'stored', 'replaced' or 'old'."""
-        if self.static:
-            self.stamps, self.samples, self.reasons = [stamp], [sample], [reason]
-            self._matrices = {}
-            return 'stored'
+    def insert(self, stamp, parent, sample, reason, cache_ns):
+        """Insert as tf2's caches do; returns 'stored', 'replaced', 'duplicate' or 'old'."""
         self._matrices = {}
-        if not self.stamps or stamp > self.stamps[-1]:
-            # The usual case: newer data, appended; trimmed from the front when due.
-            self.stamps.append(stamp)
+        stamps = self.stamps
+        if self.static:
+            self.stamps, self.parents, self.samples, self.reasons = \
+                [stamp], [parent], [sample], [reason]
+            return 'stored'
+        if stamps:
+            limit = stamps[-1] - cache_ns
+            if stamps[0] < limit:
+                self._prune(limit)  # before inserting, as TimeCache::insertData
+            if stamp < limit:
+                return 'old'
+        if not stamps or stamp > stamps[-1]:
+            # The usual case: newer data, appended.
+            stamps.append(stamp)
+            self.parents.append(parent)
             self.samples.append(sample)
             self.reasons.append(reason)
-            if self.stamps[0] < stamp - cache_ns:
-                self._trim(cache_ns)
             return 'stored'
-        if stamp < self.stamps[-1] - cache_ns:
-            return 'old'
-        index = bisect.bisect_left(self.stamps, stamp)
-        if index < len(self.stamps) and self.stamps[index] == stamp:
-            self.samples[index], self.reasons[index] = sample, reason
-            return 'replaced'
-        self.stamps.insert(index, stamp)
+        index = bisect.bisect_left(stamps, stamp)
+        if stamps[index] == stamp:
+            return self._replace(index, parent, sample, reason)
+        stamps.insert(index, stamp)
+        self.parents.insert(index, parent)
         self.samples.insert(index, sample)
         self.reasons.insert(index, reason)
-        self._trim(cache_ns)
         return 'stored'
 
-    def _trim(self, cache_ns):
-        cut = bisect.bisect_left(self.stamps, self.stamps[-1] - cache_ns)
-        if cut > 0:
-            del self.stamps[:cut], self.samples[:cut], self.reasons[:cut]
+    def _replace(self, index, parent, sample, reason):
+        """
+        Take another sample at a stored stamp.
+
+        Valid samples follow tf2: one equal to a sample accepted at that stamp is ignored, and
+        the last one accepted is in effect. An invalid sample, which tf2 would not store, takes
+        effect when it comes (the node's fail-safe rule) until the next valid one, after which
+        what tf2 holds is in effect again.
+        """
+        stamp = self.stamps[index]
+        new = _identity(parent, sample, reason)
+        current = _identity(self.parents[index], self.samples[index], self.reasons[index])
+        accepted = self.earlier.get(stamp)
+        if accepted is None:  # the valid samples accepted at this stamp, tf2's last
+            accepted = [current] if self.samples[index] is not None else []
+        if sample is not None and new not in accepted:
+            accepted = (accepted + [new])[-MAX_EARLIER_AT_STAMP:]
+        self.earlier[stamp] = accepted
+        effective = new if sample is None else accepted[-1]
+        if effective == current:
+            return 'duplicate'
+        if sample is None:
+            self.parents[index], self.samples[index], self.reasons[index] = parent, None, reason
+        else:
+            self.parents[index], self.samples[index] = effective
+            self.reasons[index] = ''
+        return 'replaced'
+
+    def _prune(self, limit):
+        cut = bisect.bisect_left(self.stamps, limit)
+        del self.stamps[:cut], self.parents[:cut], self.samples[:cut], self.reasons[:cut]
+        if self.earlier:
+            self.earlier = {stamp: seen for stamp, seen in self.earlier.items()
+                            if stamp >= limit}
 
     def at(self, stamp):
         """
-        Evaluate at ``stamp`` (ignored for static edges).
+        Return the transform in effect at ``stamp`` and its parent (getData, getParent).
+
+        ``stamp`` 0 (a latest common time nothing constrained) and static edges give the newest
+        sample, as tf2's ``findClosest`` and ``StaticCache`` do.
 
         Returns
         -------
-        tuple of (matrix or None, str, bool)
-            The matrix, or None with the reason and whether the time is before the data.
+        tuple of (matrix or None, str or None, str, bool)
+            The matrix and the parent; or None, the parent (None when there is no data at that
+            time), the reason and whether the time is before the data.
 
         """
-        if self.static or stamp == self.stamps[-1]:
-            return self._matrix(len(self.stamps) - 1)
-        index = bisect.bisect_left(self.stamps, stamp)
-        if index < len(self.stamps) and self.stamps[index] == stamp:
-            return self._matrix(index)
-        if index == 0 or index == len(self.stamps):
-            return None, _NO_DATA, index == 0
-        before, after = self.samples[index - 1], self.samples[index]
+        stamps = self.stamps
+        if self.static or stamp == 0 or stamp == stamps[-1]:
+            return self._sample(len(stamps) - 1)
+        index = bisect.bisect_left(stamps, stamp)
+        if index < len(stamps) and stamps[index] == stamp:
+            return self._sample(index)
+        if index == 0 or index == len(stamps):
+            return None, None, _NO_DATA, index == 0
+        older = index - 1
+        parent = self.parents[older]
+        if self.parents[index] != parent:
+            return self._sample(older)  # across a re-parent the older sample holds
+        before, after = self.samples[older], self.samples[index]
         if before is None or after is None:
-            reason = self.reasons[index - 1] or self.reasons[index]
-            return None, 'invalid transform (%s)' % reason, False
-        ratio = (stamp - self.stamps[index - 1]) / (self.stamps[index] - self.stamps[index - 1])
+            reason = self.reasons[older] or self.reasons[index]
+            return None, parent, 'invalid transform (%s)' % reason, False
+        ratio = (stamp - stamps[older]) / (stamps[index] - stamps[older])
         translation = [a + ratio * (b - a) for a, b in zip(before[:3], after[:3])]
-        return pose_matrix(translation, _slerp(before[3:], after[3:], ratio)), '', False
+        return (pose_matrix(translation, _slerp(before[3:], after[3:], ratio)), parent, '',
+                False)
 
-    def _matrix(self, index):
+    def _sample(self, index):
         if index not in self._matrices:
             sample = self.samples[index]
             self._matrices[index] = None if sample is None else pose_matrix(sample[:3], sample[3:])
         matrix = self._matrices[index]
         if matrix is None:
-            return None, 'invalid transform (%s)' % self.reasons[index], False
-        return matrix, '', False
+            return None, self.parents[index], 'invalid transform (%s)' % self.reasons[index], \
+                False
+        return matrix, self.parents[index], '', False
+
+
+# Why a walk stopped early: (status, reason, past).
+_LOOP = (TfStatus.INVALID, 'the TF tree is invalid: a loop, or more than %d edges in one walk '
+         '(tf2 MAX_GRAPH_DEPTH)' % MAX_GRAPH_DEPTH, False)
 
 
 class TfBuffer:
@@ -256,18 +342,18 @@ class TfBuffer:
     """
 
     def __init__(self, cache_time_s=10.0):
-        self._cache_ns = int(cache_time_s * _NS)
+        self._cache_ns = int(cache_time_s * 1e9)
         self._edges = {}
 
     def frame_count(self):
         """Return the number of frames named as a child or a parent."""
         names = set(self._edges)
-        names.update(edge.parent for edge in self._edges.values())
+        names.update(edge.parents[-1] for edge in self._edges.values())
         return len(names)
 
     def set_cache_time(self, cache_time_s):
         """Change how much history is kept (applies from the next insert)."""
-        self._cache_ns = int(cache_time_s * _NS)
+        self._cache_ns = int(cache_time_s * 1e9)
 
     def insert(self, parent, child, stamp_ns, values, static):
         """
@@ -276,44 +362,49 @@ class TfBuffer:
         Returns
         -------
         str
-            'stored', 'replaced', 'old' (dropped: older than the edge's history), 'invalid'
-            (stored as an invalid sample) or 'rejected' (empty frame ids or parent == child).
+            'stored', 'replaced' (a distinct sample at a stored stamp), 'duplicate' (ignored),
+            'old' (older than the edge's history: dropped), 'invalid' (stored as an invalid
+            sample), 'rejected' (empty frame ids or parent == child) or 'bad stamp' (outside
+            what a header can carry: dropped).
 
         """
         if parent[:1] == '/' or child[:1] == '/':
             parent, child = parent.lstrip('/'), child.lstrip('/')
         if not parent or not child or parent == child:
             return 'rejected'
+        if stamp_problem(stamp_ns) is not None:
+            return 'bad stamp'
         sample, reason = check_values(values)
         edge = self._edges.get(child)
-        if edge is None or edge.parent != parent or edge.static != static:
-            # A frame that changes parent (or static-ness) starts a new history, as tf2's
-            # cache does when a frame is re-parented.
-            edge = self._edges[child] = _Edge(parent, static)
-        outcome = edge.insert(stamp_ns, sample, reason, self._cache_ns)
-        return 'invalid' if sample is None and outcome != 'old' else outcome
+        if edge is None or edge.static != static:
+            edge = self._edges[child] = _Edge(static)
+        outcome = edge.insert(stamp_ns, parent, sample, reason, self._cache_ns)
+        return 'invalid' if sample is None and outcome in ('stored', 'replaced') else outcome
 
     def insert_message(self, entries, static):
-        """Insert decoded transforms (see ``decode_tf_message``); returns the outcomes."""
-        insert = self.insert
-        return [insert(parent, child, stamp, values, static)
-                for parent, child, stamp, values in entries]
+        """
+        Insert decoded transforms (see ``decode_tf_message``).
+
+        Returns
+        -------
+        list of (str, str, str)
+            (parent, child, why) of each transform refused as a whole ('rejected' or 'bad
+            stamp'); empty in the usual case.
+
+        """
+        insert, refused = self.insert, []
+        for parent, child, stamp, values in entries:
+            outcome = insert(parent, child, stamp, values, static)
+            if outcome == 'rejected':
+                refused.append((parent, child, 'empty frame id, or frame_id equal to '
+                                'child_frame_id'))
+            elif outcome == 'bad stamp':
+                refused.append((parent, child, stamp_problem(stamp)))
+        return refused
 
     def clear_dynamic(self):
         """Forget every dynamic transform (after a jump back in time)."""
         self._edges = {child: edge for child, edge in self._edges.items() if edge.static}
-
-    def _chain(self, frame):
-        """(frame, edge) from ``frame`` up to its root, or None on a cycle."""
-        chain, seen = [], {frame}
-        while frame in self._edges:
-            edge = self._edges[frame]
-            chain.append((frame, edge))
-            frame = edge.parent
-            if frame in seen or len(chain) > MAX_DEPTH:
-                return None
-            seen.add(frame)
-        return chain
 
     def lookup(self, target, source, time_ns=0, now_ns=None, timeout_ns=None):
         """
@@ -339,8 +430,9 @@ class TfBuffer:
         """
         ``lookup(target, source, 0, now_ns, timeout_ns)`` for every source, sharing work.
 
-        The frames of one robot hang off common chains: the products of shared chain parts at
-        the same time are computed once (a memo for this call only).
+        The frames of one robot hang off common chains: each edge is evaluated once per time,
+        and the walks and products of shared chain parts are made once (a memo for this call
+        only).
 
         Returns
         -------
@@ -354,50 +446,161 @@ class TfBuffer:
     def _lookup(self, target, source, time_ns, now_ns, timeout_ns, memo):
         target, source = target.lstrip('/'), source.lstrip('/')
         if target == source:
-            return TfLookup(TfStatus.OK, numpy.eye(4), int(time_ns))
-        path_source, path_target, reason = self._paths(target, source)
-        if reason:
-            return TfLookup(TfStatus.MISSING, reason=reason)
-        dynamic = [edge for _, edge in path_source + path_target if not edge.static]
-        stamp = int(time_ns) if time_ns else min((edge.newest for edge in dynamic), default=0)
-        products = []
-        for path in (path_source, path_target):
-            product, status, why, past = self._chain_product(path, stamp, memo)
-            if product is None:
-                return TfLookup(status, stamp_ns=stamp, dynamic=bool(dynamic), reason=why,
-                                past=past)
-            products.append(product)
-        if not path_target:  # the usual case: the target (fixed_frame) is an ancestor
-            return self._grade(products[0], stamp, dynamic, now_ns, timeout_ns)
-        up_target = products[1]
-        inverse = numpy.eye(4)
-        inverse[:3, :3] = up_target[:3, :3].T
-        inverse[:3, 3] = -up_target[:3, :3].T @ up_target[:3, 3]
-        return self._grade(inverse @ products[0], stamp, dynamic, now_ns, timeout_ns)
+            return self._self_lookup(target, time_ns)
+        stamp = int(time_ns)
+        if not stamp:
+            stamp, failure = self._latest_common_time(target, source, memo)
+            if failure is not None:
+                return self._failed(failure, 0, False)
 
-    def _chain_product(self, path, stamp, memo):
-        """
-        T(top of ``path`` <- its first frame) at ``stamp``.
-
-        Returns (matrix or None, status, reason, past), memoised per (frame, length, stamp).
-        """
-        if not path:
-            return _IDENTITY, TfStatus.OK, '', False
-        key = (path[0][0], len(path), stamp)
-        if key not in memo:
-            matrix, why, past = path[0][1].at(stamp)
+        def evaluate(frame, edge):
+            key = (frame, stamp)
+            if key not in memo:
+                memo[key] = edge.at(stamp)
+            matrix, parent, reason, past = memo[key]
             if matrix is None:
-                status = TfStatus.EXTRAPOLATION if why == _NO_DATA else TfStatus.INVALID
-                memo[key] = (None, status, "%s of '%s'" % (why, path[0][0]), past)
-            else:
-                above = self._chain_product(path[1:], stamp, memo)
-                memo[key] = above if above[0] is None else \
-                    (above[0] @ matrix, TfStatus.OK, '', False)
-        return memo[key]
+                status = TfStatus.EXTRAPOLATION if reason == _NO_DATA else TfStatus.INVALID
+                return None, None, (status, "%s of '%s'" % (reason, frame), past)
+            return parent, matrix, None
 
-    def _grade(self, matrix, stamp, dynamic, now_ns, timeout_ns):
+        walks = memo.setdefault(('walks', target, stamp), {})
+        path_source, path_target, top, failure = self._paths(target, source, evaluate, walks)
+        if failure is not None:
+            dynamic = any(not edge.static for _, edge, _ in path_source + path_target)
+            return self._failed(failure, stamp, dynamic)
+        product = self._product(path_source, (stamp, top), memo)
+        if path_target:
+            # T(target <- source) = T(top <- target)^-1 T(top <- source), top the common parent.
+            up_target = self._product(path_target, (stamp, top), memo)
+            inverse = numpy.eye(4)
+            inverse[:3, :3] = up_target[:3, :3].T
+            inverse[:3, 3] = -up_target[:3, :3].T @ up_target[:3, 3]
+            product = inverse @ product
+        return self._grade(product, stamp, path_source + path_target, now_ns, timeout_ns)
+
+    def _self_lookup(self, frame, time_ns):
+        """tf2's lookupTransformImpl for target == source: the identity, at the frame's time."""
+        stamp = int(time_ns)
+        if not stamp and frame in self._edges:
+            stamp = self._edges[frame].latest()[0]
+        return TfLookup(TfStatus.OK, numpy.eye(4), stamp)
+
+    def _walk(self, frame, stops, evaluate, walks=None):
+        """
+        Follow parents from ``frame`` until a frame in ``stops``, a root, or a failing edge.
+
+        The loop of tf2's ``walkToTopParent`` and ``getLatestCommonTime``, iterative, so that a
+        chain as deep as tf2 allows costs no recursion. ``evaluate(frame, edge)`` gives
+        (parent, value, failure), parent None on a failure. ``walks``, when given, holds the
+        walks already taken towards the same ``stops`` with the same ``evaluate``: a walk that
+        meets one of their frames takes the rest from there.
+
+        Returns
+        -------
+        tuple of (list of (str, _Edge, object), str, tuple or None)
+            The steps (child frame, edge, value), the frame the walk ended at, and why it ended
+            early (None when it reached a stop or a root; ``_LOOP`` past MAX_GRAPH_DEPTH).
+
+        """
+        steps, edges, end, failure = [], self._edges, frame, None
+        while end not in stops:
+            if walks is not None and end in walks:
+                taken, index, end, failure = walks[end]
+                steps += taken[index:]
+                break
+            edge = edges.get(end)
+            if edge is None:
+                break
+            parent, value, failure = evaluate(end, edge)
+            if parent is None:
+                break
+            steps.append((end, edge, value))
+            end = parent
+            if len(steps) > MAX_GRAPH_DEPTH:  # a loop gets here too, as in tf2
+                break
+        if len(steps) > MAX_GRAPH_DEPTH:
+            return steps, end, _LOOP  # not kept: a shorter walk from its frames may not be
+        if walks is not None:
+            for index, (child, _, _) in enumerate(steps):
+                walks.setdefault(child, (steps, index, end, failure))
+        return steps, end, failure
+
+    def _paths(self, target, source, evaluate, walks=None):
+        """
+        Return the steps from each frame up to their common parent, as tf2's walks find them.
+
+        Returns
+        -------
+        tuple of (list, list, str, tuple or None)
+            The source's steps and the target's steps up to their common parent (the target's
+            are empty when it is an ancestor of the source), that parent, and the failure, if
+            any (status, reason, past).
+
+        """
+        up_source, top, failure = self._walk(source, {target}, evaluate, walks)
+        if failure is _LOOP or (top == target and failure is None):
+            return up_source, [], target, failure
+        frames = {frame: index for index, (frame, _, _) in enumerate(up_source)}
+        frames.setdefault(top, len(up_source))
+        up_target, meet, target_failure = self._walk(target, frames, evaluate)
+        if meet in frames and target_failure is None:
+            # tf2 walks the target up to the top of the source's walk and counts those edges.
+            if len(up_target) + len(up_source) - frames[meet] > MAX_GRAPH_DEPTH:
+                return up_source, up_target, meet, _LOOP
+            return up_source[:frames[meet]], up_target, meet, None
+        if target_failure is None:
+            target_failure = failure or (TfStatus.MISSING, self._disconnected(target, source),
+                                         False)
+        return up_source, up_target, None, target_failure
+
+    def _latest_common_time(self, target, source, memo):
+        """tf2's getLatestCommonTime: (stamp, None), or (0, failure)."""
+        def newest(frame, edge):
+            stamp, parent = edge.latest()
+            return parent, stamp, None
+
+        walks = memo.setdefault(('walks', target), {})
+        up_source, up_target, _, failure = self._paths(target, source, newest, walks)
+        if failure is not None:
+            return 0, failure
+        stamps = [stamp for _, _, stamp in up_source + up_target if stamp]
+        return min(stamps, default=0), None
+
+    def _disconnected(self, target, source):
+        for frame in (source, target):
+            if frame not in self._edges and \
+                    all(edge.parents[-1] != frame for edge in self._edges.values()):
+                return "unknown frame '%s'" % frame
+        return "'%s' and '%s' are not in one TF tree" % (source, target)
+
+    @staticmethod
+    def _product(steps, key, memo):
+        """
+        T(top <- first frame) of a walk's steps, composed from the top down, without recursion.
+
+        Memoised per (frame,) + ``key`` (time, top): frames of one robot share their chains.
+        """
+        known, product = len(steps), _IDENTITY
+        for index, (frame, _, _) in enumerate(steps):
+            hit = memo.get((frame,) + key)
+            if hit is not None:
+                known, product = index, hit
+                break
+        for index in range(known - 1, -1, -1):
+            frame, _, matrix = steps[index]
+            product = product @ matrix
+            memo[(frame,) + key] = product
+        return product
+
+    @staticmethod
+    def _failed(failure, stamp, dynamic):
+        status, reason, past = failure
+        return TfLookup(status, stamp_ns=stamp, dynamic=dynamic, reason=reason, past=past)
+
+    def _grade(self, matrix, stamp, steps, now_ns, timeout_ns):
         # Rotations composed from unit quaternions stay finite; an overflow shows in the
         # translation (NaN fails the comparison too).
+        dynamic = [(frame, edge) for frame, edge, _ in steps if not edge.static]
         x, y, z = matrix[0, 3], matrix[1, 3], matrix[2, 3]
         if not (abs(x) <= MAX_COORDINATE and abs(y) <= MAX_COORDINATE and
                 abs(z) <= MAX_COORDINATE):
@@ -406,32 +609,11 @@ class TfBuffer:
                             % MAX_COORDINATE)
         if dynamic and now_ns is not None and timeout_ns is not None and \
                 now_ns - stamp > timeout_ns:
-            culprit = min(dynamic, key=lambda edge: edge.newest)
-            child = next(child for child, edge in self._edges.items() if edge is culprit)
+            culprit = min(dynamic, key=lambda step: step[1].stamps[-1])[0]
             return TfLookup(TfStatus.STALE, matrix, stamp, True,
                             "transform of '%s' older than tf_timeout (%.3f s old)"
-                            % (child, (now_ns - stamp) / _NS))
+                            % (culprit, (now_ns - stamp) * 1e-9))
         return TfLookup(TfStatus.OK, matrix, stamp, bool(dynamic))
-
-    def _paths(self, target, source):
-        """Chains from each frame up to their lowest common ancestor, or a reason."""
-        up_source, up_target = self._chain(source), self._chain(target)
-        if up_source is None or up_target is None:
-            return None, None, "a cycle in the TF tree above '%s'" % (
-                source if up_source is None else target)
-        depth = {source: 0}
-        for index, (_, edge) in enumerate(up_source, start=1):
-            depth[edge.parent] = index
-        if target in depth:
-            return up_source[:depth[target]], [], ''
-        for index, (_, edge) in enumerate(up_target, start=1):
-            if edge.parent in depth:
-                return up_source[:depth[edge.parent]], up_target[:index], ''
-        known = set(self._edges) | {edge.parent for edge in self._edges.values()}
-        unknown = [frame for frame in (source, target) if frame not in known]
-        if unknown:
-            return None, None, "unknown frame '%s'" % unknown[0]
-        return None, None, "'%s' and '%s' are not in one TF tree" % (source, target)
 
 
 # -- raw /tf messages ------------------------------------------------------------------------
@@ -473,7 +655,7 @@ def decode_tf_message(data):
         sec, nanosec = reader.fixed(reader.header, 4)
         parent, child = reader.string(), reader.string()
         values = reader.fixed(reader.doubles, 8)
-        entries.append((parent, child, sec * _NS + nanosec, values))
+        entries.append((parent, child, sec * NS_PER_S + nanosec, values))
     return entries
 
 

@@ -28,11 +28,47 @@ Time conventions (docs/semantics.md, "Time"):
   nothing publishing ``/clock``) or while it does not advance (a stopped or paused simulator):
   then nothing is known to be fresh, every pair is STALE and ``~/min_distance`` is -inf with a
   reason naming ``/clock``. A paused simulation therefore reads as unknown, not as clear.
+- **Stamps are integers.** Every stamp, receive time and "oldest datum" is ROS time in integer
+  nanoseconds: a float, of seconds or of nanoseconds (exact only up to 2^53 ns, 104 days),
+  rounds today's stamps by up to 128 ns. Seconds as floats are only for durations.
+- **One rule for stamps out of range.** A ``builtin_interfaces/Time`` carries ``sec`` as int32,
+  so an output can only be stamped from 0 to ``MAX_STAMP_NS``. A datum stamped outside that
+  (negative, or ``sec = 2^31 - 1`` with a ``nanosec`` that carries past it) is refused where it
+  enters, by name (``stamp_problem``), so that no output is ever stamped with a wrapped or
+  made-up time.
 """
 
 import time
 
-__all__ = ['NodeClocks', 'RosTimeMonitor']
+__all__ = ['MAX_STAMP_NS', 'NodeClocks', 'NS_PER_S', 'RosTimeMonitor', 'stamp_fields',
+           'stamp_problem', 'TIMELESS', 'UNKNOWN']
+
+NS_PER_S = 1_000_000_000
+# The last instant a builtin_interfaces/Time can carry: sec is int32, nanosec below 1e9.
+MAX_STAMP_NS = (2 ** 31 - 1) * NS_PER_S + NS_PER_S - 1
+# The time of data that never ages (static transforms, geometry), and of data not known at
+# all: the ends of int64, so that a minimum over stamps picks the right one.
+TIMELESS = 2 ** 63 - 1
+UNKNOWN = -2 ** 63
+
+
+def stamp_problem(stamp_ns):
+    """Return why a stamp (ns) cannot be carried by a header, or None when it can."""
+    if 0 <= stamp_ns <= MAX_STAMP_NS:
+        return None
+    return ('stamp %d ns is outside what a header can carry (0 to %d ns: sec is int32)'
+            % (stamp_ns, MAX_STAMP_NS))
+
+
+def stamp_fields(stamp_ns):
+    """
+    Return (sec, nanosec) of a stamp in ns, exactly.
+
+    Every stamp from data is checked where it enters (``stamp_problem``); only the node's own
+    clock can be out of range, and then every pair is STALE (``RosTimeMonitor``) and the stamp
+    is held at the nearest end of the range rather than wrapped.
+    """
+    return divmod(min(max(int(stamp_ns), 0), MAX_STAMP_NS), NS_PER_S)
 
 
 class RosTimeMonitor:
@@ -55,7 +91,7 @@ class RosTimeMonitor:
         self._advanced_at = None
 
     def observe(self, ros_ns, steady):
-        """Record ROS time ``ros_ns`` read at steady time ``steady`` (seconds)."""
+        """Record ROS time ``ros_ns`` (int ns) read at steady time ``steady`` (seconds)."""
         if ros_ns != self._ros_ns or self._advanced_at is None:
             self._ros_ns, self._advanced_at = ros_ns, steady
 
@@ -75,6 +111,8 @@ class RosTimeMonitor:
             'the system clock'
         if self._ros_ns <= 0:
             return 'ROS time is zero (%s)' % source
+        if stamp_problem(self._ros_ns) is not None:
+            return 'ROS time is beyond the last stamp a header can carry (%s)' % source
         still = steady - self._advanced_at
         if still > self.timeout:
             # The stable words come first: the problem log keys a reason by them.
@@ -99,12 +137,16 @@ class NodeClocks:
         self._ros_clock = ros_clock
         self._logger = logger
         self.monitor = RosTimeMonitor(1.0, False)
-        self.last_now = self.now()
+        self.last_now_ns = self.now_ns()
         self._jump_back_listeners = []
 
+    def now_ns(self):
+        """ROS time in integer nanoseconds: the clock of every receive time the node stamps."""
+        return self._ros_clock.now().nanoseconds
+
     def now(self):
-        """ROS time in seconds (the clock of every receive time and expiry)."""
-        return self._ros_clock.now().nanoseconds * 1e-9
+        """ROS time in seconds, for durations (silence, lifetimes, ages shown to people)."""
+        return self.now_ns() * 1e-9
 
     @staticmethod
     def steady():
@@ -119,20 +161,20 @@ class NodeClocks:
         """Call ``listener()`` whenever ROS time jumps back."""
         self._jump_back_listeners.append(listener)
 
-    def check(self, now):
+    def check(self, now_ns):
         """Notice a jump back of ROS time (a simulator reset), as tf2_ros's buffer does."""
-        if now < self.last_now:
+        if now_ns < self.last_now_ns:
             for listener in self._jump_back_listeners:
                 listener()
             self._logger.warning(
                 'time jumped back by %.3f s: cleared the /tf history (as tf2_ros does) and '
-                "the obstacle sources' receive times" % (self.last_now - now))
-        self.last_now = now
+                "the obstacle sources' receive times" % ((self.last_now_ns - now_ns) * 1e-9))
+        self.last_now_ns = now_ns
 
-    def observe(self, now):
+    def observe(self, now_ns):
         """Once per cycle: check for jumps and record whether ROS time advances."""
-        self.check(now)
-        self.monitor.observe(now, self.steady())
+        self.check(now_ns)
+        self.monitor.observe(now_ns, self.steady())
 
     def problem(self):
         """Why ROS time cannot age data now, or None."""

@@ -32,6 +32,8 @@ Sources never look at each other; the node calls them in the cycle's fixed order
 (docs/architecture.md).
 """
 
+from gjk_ros.ros.timekeeping import TIMELESS
+
 __all__ = ['Source']
 
 
@@ -65,8 +67,8 @@ class Source:
     def on_result(self, result, world):
         """Apply a finished ingestion job (``IngestResult``) to ``world``."""
 
-    def poll(self, world, now):
-        """Per-cycle upkeep before the layout (expiry, placement at stamps)."""
+    def poll(self, world, now_ns):
+        """Per-cycle upkeep before the layout (placement at stamps); ``now_ns``: ROS time, ns."""
 
     def keep_expired(self, kind, key, expires):
         """Tell whether a piece past its lifetime must stay (as STALE) rather than vanish."""
@@ -104,11 +106,13 @@ class Source:
 
         Returns
         -------
-        list of float
-            ROS time in ns per piece; +inf for state that does not age (the default).
+        list of int
+            ROS time in integer ns per piece (a stamp or a receive time, never rounded);
+            ``timekeeping.TIMELESS`` for state that does not age (the default),
+            ``timekeeping.UNKNOWN`` for data never received.
 
         """
-        return [float('inf')] * len(pieces)
+        return [TIMELESS] * len(pieces)
 
     def not_ready(self, now):
         """Return why the node cannot vouch for its scope yet (empty: nothing missing)."""

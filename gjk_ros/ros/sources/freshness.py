@@ -24,6 +24,9 @@ dead publisher must never make an obstacle vanish). Namespaces matching
 parameter bodies and the URDF are not sources and never go stale. Namespaces listed in
 ``required_obstacle_sources`` must have published before the node is ready, and make
 ``~/min_distance`` -inf whenever they are silent, even when they hold no obstacle now.
+
+Receive times are ROS time in integer nanoseconds (the datum an output may be stamped with);
+silences and ages are durations in seconds.
 """
 
 import fnmatch
@@ -52,7 +55,7 @@ class SourceMonitor:
         self.required = tuple(required)
 
     def heard(self, kind, namespace, received):
-        """Record a message from a namespace at node-clock time ``received``."""
+        """Record a message from a namespace received at ``received`` (ROS time, int ns)."""
         key = (kind, namespace)
         self._heard[key] = max(received, self._heard.get(key, received))
 
@@ -61,7 +64,7 @@ class SourceMonitor:
         self._heard.clear()
 
     def last_heard(self, kind, namespace):
-        """Receive time of the namespace's last message, or None."""
+        """Receive time (int ns) of the namespace's last message, or None."""
         return self._heard.get((kind, namespace))
 
     def is_static(self, namespace):
@@ -73,7 +76,7 @@ class SourceMonitor:
         if self.timeout <= 0.0 or self.is_static(namespace):
             return False
         last = self._heard.get((kind, namespace))
-        return last is None or now - last > self.timeout
+        return last is None or now - last * 1e-9 > self.timeout
 
     def stale_namespaces(self, kind, namespaces, now):
         """Return the stale namespaces among ``namespaces``, sorted."""
@@ -96,12 +99,12 @@ class SourceMonitor:
                 problems.append("required obstacle source '%s' has not published" % namespace)
             elif self.is_stale('obstacle', namespace, now):
                 problems.append("required obstacle source '%s' silent for %.1f s"
-                                % (namespace, now - last))
+                                % (namespace, now - last * 1e-9))
         return problems
 
     def ages(self, now):
         """``{(kind, namespace): seconds since its last message}``."""
-        return {key: now - last for key, last in self._heard.items()}
+        return {key: now - last * 1e-9 for key, last in self._heard.items()}
 
     def forget_unused(self, used):
         """Drop namespaces not in ``used`` (a set of (kind, ns)) and not required."""

@@ -23,7 +23,10 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
 - A namespace is an obstacle source with Nav2's ``source_timeout`` (``obstacle_timeout``);
   ``required_obstacle_sources`` must have published before the node is ready.
 - ``frame_locked`` false places a marker in ``fixed_frame`` at its ``header.stamp``, once
-  (``placement.py``); a ``~/links`` marker always moves with its link.
+  (``placement.py``); a ``~/links`` marker always moves with its link. A stamp used that way
+  must be one a header can carry (``timekeeping.stamp_problem``), else the marker is rejected.
+- Receive times are ROS time in integer nanoseconds: a namespace's last message is the datum
+  an output may be stamped with.
 - A message over the size or marker-count limits is refused whole, by topic: its namespaces
   are not refreshed and go STALE, never "clear".
 - The subscriptions are reliable and volatile (``MARKER_SUBSCRIPTION_QOS``, RViz's default
@@ -42,6 +45,7 @@ from gjk_ros.ros.placement import MarkerPlacement
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.freshness import SourceMonitor
 from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
+from gjk_ros.ros.timekeeping import stamp_problem, TIMELESS, UNKNOWN
 from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_policy_name_from_kind, QoSProfile,
                        ReliabilityPolicy)
@@ -147,8 +151,8 @@ class MarkerSource(Source):
 
     def on_message(self, data):
         """Raw MarkerArray bytes: checked against the limits, then to the worker."""
-        received = self._clocks.now()
-        self._last_message = received
+        received = self._clocks.now_ns()
+        self._last_message = received * 1e-9
         reason = self._refusal(data)
         if reason is None and not self._ingestor.submit_markers(self.kind, data, received):
             reason = 'the geometry worker is behind; a message was dropped'
@@ -204,7 +208,7 @@ class MarkerSource(Source):
         key = (self.name, op.ns, op.id)
         bodies = world.bodies
         state = self._markers.get(key)
-        expires = lifetime_expiry(op.received, op.lifetime)
+        expires = lifetime_expiry(op.received * 1e-9, op.lifetime)  # seconds
         if state is not None and state.name != op.name:
             bodies.remove(self.kind, state.name, key)  # a ~/links marker changed link
             self._markers.pop(key)
@@ -213,13 +217,17 @@ class MarkerSource(Source):
             bodies.remove(self.kind, op.name, key)
             self._markers.pop(key, None)
             return
-        if op.error is not None:
-            self._markers.pop(key, None)
-            bodies.set_error(self.kind, op.name, key, op.error, expires)
-            return
         # A ~/links marker is part of its link: it always moves with it.
-        placement = MarkerPlacement(op.frame_id, marker_pose_matrix(op.pose),
-                                    op.frame_locked or self.kind == LINK, op.stamp_ns)
+        frame_locked = op.frame_locked or self.kind == LINK
+        error = op.error
+        if error is None and not frame_locked and stamp_problem(op.stamp_ns) is not None:
+            error = 'placed at its header.stamp, but the %s' % stamp_problem(op.stamp_ns)
+        if error is not None:
+            self._markers.pop(key, None)
+            bodies.set_error(self.kind, op.name, key, error, expires)
+            return
+        placement = MarkerPlacement(op.frame_id, marker_pose_matrix(op.pose), frame_locked,
+                                    op.stamp_ns)
         if state is not None and placement.same_place(state.placement):
             placement = state.placement  # keep what was resolved for it
         if op.piece is not None:
@@ -249,12 +257,12 @@ class MarkerSource(Source):
         must never make an obstacle vanish: the marker stays, STALE.
         """
         heard = self._monitor.last_heard(self.kind, key[1])
-        return heard is None or heard <= expires
+        return heard is None or heard * 1e-9 <= expires
 
     def expired(self, kind, key):
         self._markers.pop(key, None)
 
-    def poll(self, world, now):
+    def poll(self, world, now_ns):
         """Place what can be placed at its stamp; forget namespaces that hold nothing."""
         if self._place_at_stamps():
             world.moved()
@@ -315,14 +323,14 @@ class MarkerSource(Source):
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
 
     def data_times(self, pieces):
-        """Each piece's namespace was last heard then; a static namespace does not age."""
+        """Each piece's namespace was last heard then (int ns); a static namespace does not age."""
         monitor, times = self._monitor, []
         for _, _, key in pieces:
             heard = monitor.last_heard(self.kind, key[1])
             if monitor.is_static(key[1]):
-                times.append(float('inf'))
+                times.append(TIMELESS)
             else:
-                times.append(-float('inf') if heard is None else heard * 1e9)
+                times.append(UNKNOWN if heard is None else heard)
         return times
 
     def not_ready(self, now):

@@ -40,9 +40,10 @@ point nearest to it in its grid cell).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
 ``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
-without a pose at its stamp for the self-filter, refused by a limit); then its pairs are STALE
-and, once it was heard (or when it is required), ``~/min_distance`` is -inf. A fresh cloud
-with no point left is "nothing in range": the source has no piece and no pair.
+without a pose at its stamp for the self-filter, a stamp no header can carry, refused by a
+limit); then its pairs are STALE and, once it was heard (or when it is required),
+``~/min_distance`` is -inf. A fresh cloud with no point left is "nothing in range": the source
+has no piece and no pair.
 """
 
 import array
@@ -55,6 +56,7 @@ from gjk_ros.ros.model_imports import load_models
 from gjk_ros.ros.sources.base import Source
 from gjk_ros.ros.sources.clouds import decode_laserscan, decode_pointcloud2, read_cloud_header
 from gjk_ros.ros.tf_buffer import TfStatus
+from gjk_ros.ros.timekeeping import stamp_problem, UNKNOWN
 import numpy
 
 __all__ = ['Cloud', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
@@ -158,8 +160,7 @@ class ObservationSource(Source):
 
     def on_message(self, data):
         """Keep the latest raw message (latest wins); refuse an oversize one by name."""
-        received = self._clocks.now()
-        self._heard = received
+        self._heard = self._clocks.now_ns()
         limit = self._config.observation_max_bytes
         if len(data) > limit:
             self._refuse('a %d-byte message exceeds observation_max_bytes (%d)'
@@ -180,12 +181,12 @@ class ObservationSource(Source):
 
     # -- each cycle ----------------------------------------------------------------------------
 
-    def poll(self, world, now):
+    def poll(self, world, now_ns):
         """Take a finished cloud, start the next one, and place the nearest points."""
         self._finish_job()
         if self._job is None:
             self._start_job(world)
-        self._place_nearest(world, now)
+        self._place_nearest(world, now_ns)
 
     def _finish_job(self):
         if self._job is None or not self._job.done():
@@ -246,6 +247,9 @@ class ObservationSource(Source):
         except ValueError as error:
             self._refuse('malformed message: %s' % error)
             return None
+        if stamp_problem(header.stamp_ns) is not None:
+            self._refuse('its %s' % stamp_problem(header.stamp_ns))
+            return None
         transform = self._at_stamp(header.frame_id or self._config.fixed_frame, header)
         if not isinstance(transform, numpy.ndarray):
             return transform
@@ -281,7 +285,7 @@ class ObservationSource(Source):
                                    piece.origin, shape))
         return pieces
 
-    def _place_nearest(self, world, now):
+    def _place_nearest(self, world, now_ns):
         """Each link piece's nearest cloud point becomes (or moves) one point piece."""
         cloud = self.cloud
         if cloud is None or not len(cloud):
@@ -298,7 +302,7 @@ class ObservationSource(Source):
             return
         frames = sorted({frame for _, frame, _, _ in pieces})
         lookups = self._frames.buffer.lookup_many(
-            self._config.fixed_frame, frames, now_ns=int(now * 1e9),
+            self._config.fixed_frame, frames, now_ns=now_ns,
             timeout_ns=int(self._config.tf_timeout * 1e9))
         nearest = {}
         for key, frame, origin, shape in pieces:
@@ -377,8 +381,7 @@ class ObservationSource(Source):
         return [stale] * len(pieces)
 
     def data_times(self, pieces):
-        stamp = -numpy.inf if self.cloud is None else float(self.cloud.stamp_ns)
-        return [stamp] * len(pieces)
+        return [UNKNOWN if self.cloud is None else self.cloud.stamp_ns] * len(pieces)
 
     def not_ready(self, now):
         """Silent after being heard, or required and silent: the minimum cannot be vouched."""

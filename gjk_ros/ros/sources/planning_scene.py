@@ -194,7 +194,7 @@ class PlanningSceneSource(Source):
 
     # -- the world -----------------------------------------------------------------------------
 
-    def poll(self, world, now):
+    def poll(self, world, now_ns):
         """Express waiting poses in their frame; write the scene into the world when changed."""
         state = self._state
         if state is None:
