@@ -162,8 +162,9 @@ def test_out_of_order_tf_never_overwrites_newer(scene, node):
     scene.send_markers([marker('slid', 0, action=marker('slid', 0).DELETE)])
 
 
-@pytest.mark.parametrize('w, status', [(1.2, PairStatus.INVALID), (1.004, PairStatus.VALID)],
-                         ids=['off_by_44_percent', 'within_tf2_tolerance'])
+@pytest.mark.parametrize('w, status', [(1.2, PairStatus.VALID), (1.004, PairStatus.VALID),
+                                       (0.0, PairStatus.INVALID)],
+                         ids=['normalised_as_tf2', 'nearly_unit', 'zero'])
 def test_denormalised_quaternion(scene, node, w, status):
     frame = 'tilted%d' % int(w * 1000)
     scene.send_tf('world', frame, (0.0, -0.6, 0.0), (0.0, 0.0, 0.0, w))

@@ -50,7 +50,7 @@ class MarkerOp:
     id: int  # noqa: A003 -- the Marker field's name
     action: int
     name: str
-    received: float
+    received: int  # ROS time, ns
     lifetime: float = 0.0
     frame_id: str = ''
     pose: tuple = ()
