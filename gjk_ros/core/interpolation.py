@@ -1,0 +1,185 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Frames between two samples, moved as tf2 interpolates them, and the velocities that implies.
+
+tf2 places a frame between two stored transforms by linear interpolation of the translation and
+spherical linear interpolation (slerp) of the rotation (``tf2::TimeCache::interpolate``), along
+the shorter arc: ``tf2::slerp`` takes the quaternion of opposite sign when the two are more than
+a half-turn apart. Over one sample interval that motion is
+
+    R(s) = Rot(k, s theta) R0,    t(s) = t0 + s (t1 - t0),    s in [0, 1],
+
+with ``Rot(k, theta) = R1 R0^T`` the relative rotation about the world axis ``k``, ``theta`` in
+[0, pi]: a constant velocity of the frame origin and a constant angular velocity ``k theta`` per
+unit of ``s``. A point ``p`` fixed in the frame moves at ``(t1 - t0) + k theta x (R(s) p)``, so
+no point farther than ``r`` from the frame origin moves faster than ``|t1 - t0| + theta r`` per
+unit of ``s``: the motion bound the swept distances advance by (``core.swept``).
+"""
+
+import math
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ._jit import njit
+from .distance import check_poses
+
+__all__ = ['FrameMotion', 'frame_at']
+
+
+@njit(inline=True)
+def frame_at(start, delta, axis, angle, f, s, out):
+    """
+    Write frame ``f``'s pose at fraction ``s`` of its motion into ``out`` (4, 4).
+
+    ``start`` (F, 4, 4), ``delta`` (F, 3), ``axis`` (F, 3), ``angle`` (F,) are the arrays of a
+    :class:`FrameMotion`. The rotation is Rodrigues' formula for ``Rot(k, s theta)`` applied to
+    the start rotation (module docstring).
+    """
+    phi = s * angle[f]
+    c, sn = math.cos(phi), math.sin(phi)
+    one = 1.0 - c
+    kx, ky, kz = axis[f, 0], axis[f, 1], axis[f, 2]
+    r00, r01, r02 = c + one * kx * kx, one * kx * ky - sn * kz, one * kx * kz + sn * ky
+    r10, r11, r12 = one * ky * kx + sn * kz, c + one * ky * ky, one * ky * kz - sn * kx
+    r20, r21, r22 = one * kz * kx - sn * ky, one * kz * ky + sn * kx, c + one * kz * kz
+    for j in range(3):
+        a, b, d = start[f, 0, j], start[f, 1, j], start[f, 2, j]
+        out[0, j] = r00 * a + r01 * b + r02 * d
+        out[1, j] = r10 * a + r11 * b + r12 * d
+        out[2, j] = r20 * a + r21 * b + r22 * d
+        out[3, j] = 0.0
+    for i in range(3):
+        out[i, 3] = start[f, i, 3] + s * delta[f, i]
+    out[3, 3] = 1.0
+
+
+@njit
+def _frames_at(start, delta, axis, angle, s, out):
+    for f in range(start.shape[0]):
+        frame_at(start, delta, axis, angle, f, s, out[f])
+
+
+class FrameMotion:
+    """
+    The motion of ``F`` frames from their start poses to their end poses, as tf2 interpolates.
+
+    Parameters
+    ----------
+    start, end : (F, 4, 4) float
+        Frame-to-world transforms at the two samples (finite rigid transforms; ValueError
+        naming ``start`` or ``end`` otherwise).
+
+    Attributes
+    ----------
+    start, end : (F, 4, 4) float
+        The poses, as float64 C arrays.
+    delta : (F, 3) float
+        Translation of each frame origin over the interval (metres).
+    axis : (F, 3) float
+        Unit world axis of each frame's rotation over the interval (x when it does not turn).
+    angle : (F,) float
+        Rotation angle over the interval, in [0, pi] (the shorter arc, as tf2's slerp).
+
+    """
+
+    def __init__(self, start, end):
+        """Validate both pose sets and take the relative motion of every frame."""
+        # Own writeable copies: the kernels are compiled for one array type only.
+        self.start = check_poses(start, 'start').reshape(-1, 4, 4).copy()
+        self.end = check_poses(end, 'end').reshape(-1, 4, 4).copy()
+        if self.start.shape != self.end.shape:
+            raise ValueError(f'end: expected {self.start.shape[0]} poses like start, got '
+                             f'{self.end.shape[0]}')
+        self.delta = np.ascontiguousarray(self.end[:, :3, 3] - self.start[:, :3, 3])
+        relative = self.end[:, :3, :3] @ self.start[:, :3, :3].transpose(0, 2, 1)
+        if len(relative):
+            # as_rotvec answers the shorter arc: an angle in [0, pi] about a unit axis.
+            rotvec = Rotation.from_matrix(relative).as_rotvec().reshape(-1, 3)
+        else:
+            rotvec = np.zeros((0, 3))
+        self.angle = np.ascontiguousarray(np.linalg.norm(rotvec, axis=1))
+        self.axis = np.zeros_like(rotvec)
+        self.axis[:, 0] = 1.0
+        turning = self.angle > 0.0
+        self.axis[turning] = rotvec[turning] / self.angle[turning, None]
+        self.axis = np.ascontiguousarray(self.axis)
+
+    @property
+    def num_frames(self):
+        return self.start.shape[0]
+
+    def arrays(self):
+        """Return ``(start, delta, axis, angle)``, the arguments of :func:`frame_at`."""
+        return self.start, self.delta, self.axis, self.angle
+
+    def poses(self, fraction):
+        """Return the (F, 4, 4) frame poses at ``fraction`` in [0, 1] of the interval."""
+        fraction = float(fraction)
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f'fraction must be in [0, 1], got {fraction!r}')
+        out = np.empty_like(self.start)
+        _frames_at(self.start, self.delta, self.axis, self.angle, fraction, out)
+        return out
+
+    def velocities(self, duration):
+        """
+        Return the (F, 3) linear and (F, 3) angular velocities of the frames (world frame).
+
+        ``duration`` is the interval in seconds (> 0): the origin moves at ``delta /
+        duration`` m/s and the frame turns at ``axis * angle / duration`` rad/s, both constant
+        over the interval.
+        """
+        duration = _positive(duration, 'duration')
+        return self.delta / duration, self.axis * (self.angle / duration)[:, None]
+
+    def point_velocities(self, frames, points, fraction, duration):
+        """
+        Return the (n, 3) velocities of world points fixed in the given frames.
+
+        ``frames`` (n,) frame index of each point, ``points`` (n, 3) where the points are at
+        ``fraction`` of the interval: ``v + w x (p - o(fraction))`` with ``o`` the frame origin.
+        """
+        frames = np.asarray(frames, dtype=np.int64).reshape(-1)
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if frames.size and (frames.min() < 0 or frames.max() >= self.num_frames):
+            raise ValueError(f'frames: indices must be in [0, {self.num_frames})')
+        linear, angular = self.velocities(duration)
+        origin = self.start[frames, :3, 3] + float(fraction) * self.delta[frames]
+        return linear[frames] + np.cross(angular[frames], points - origin)
+
+    def speed_bounds(self, frames, reach):
+        """
+        Return how far, at most, any point of each body moves per unit of fraction (metres).
+
+        ``frames`` (n,) the frame each body moves with, ``reach`` (n,) the largest distance of
+        a body point from that frame's origin: ``|delta| + angle * reach`` (module docstring).
+        An unbounded body (infinite reach) is unbounded only when its frame turns.
+        """
+        frames = np.asarray(frames, dtype=np.int64).reshape(-1)
+        reach = np.asarray(reach, dtype=np.float64).reshape(-1)
+        angle = self.angle[frames]
+        turn = np.zeros_like(reach)
+        turning = angle > 0.0
+        turn[turning] = angle[turning] * reach[turning]
+        return np.linalg.norm(self.delta[frames], axis=1) + turn
+
+
+def _positive(value, name):
+    value = float(value)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f'{name} must be a finite positive number of seconds, got {value!r}')
+    return value
