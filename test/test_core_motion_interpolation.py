@@ -127,32 +127,49 @@ def test_point_velocities_match_finite_differences_of_moving_points():
 
 
 @settings(max_examples=60)
-@given(seed=strategies.integers(0, 2 ** 32 - 1), reach=strategies.floats(0.0, 3.0))
-def test_no_point_within_reach_moves_faster_than_the_bound(seed, reach):
+@given(seed=strategies.integers(0, 2 ** 32 - 1), radius=strategies.floats(0.0, 0.5),
+       offset=strategies.floats(0.0, 2.0), max_angle=strategies.floats(0.0, math.pi))
+def test_points_of_a_sphere_stay_within_the_turn_bound_of_the_chord(
+        seed, radius, offset, max_angle):
     rng = numpy.random.default_rng(seed)
-    start, end = random_motion(rng, 1, max_angle=math.pi, max_move=1.0)
+    start, end = random_motion(rng, 1, max_angle=max_angle, max_move=1.0)
     motion = FrameMotion(start, end)
-    bound = motion.speed_bounds([0], [reach])[0]
-    local = rng.normal(size=(50, 3))
-    local *= reach / numpy.linalg.norm(local, axis=1)[:, None]
-    fractions = numpy.linspace(0.0, 1.0, 201)
+    centre = rng.normal(size=3)
+    centre *= offset / max(numpy.linalg.norm(centre), 1e-300)
+    chord, turn = motion.sphere_motion([0], [centre], [radius])
+    local = rng.normal(size=(40, 3))
+    local = centre + local * (radius * rng.uniform(0.0, 1.0, (40, 1))
+                              / numpy.linalg.norm(local, axis=1)[:, None])
+    fractions = numpy.linspace(0.0, 1.0, 41)
     path = numpy.stack([tf2_pose(start[0], end[0], s) for s in fractions])
     points = numpy.einsum('sij,nj->sni', path[:, :3, :3], local) + path[:, None, :3, 3]
-    steps = numpy.linalg.norm(numpy.diff(points, axis=0), axis=2)
-    # A chord is never longer than its arc: no step exceeds the bound times its width.
-    assert (steps <= bound * (fractions[1] - fractions[0]) * (1 + 1e-9) + 1e-15).all()
-    # The angle is the shorter arc between the two quaternions.
-    q0, q1 = (Rotation.from_matrix(pose[:3, :3]).as_quat() for pose in (start[0], end[0]))
-    arc = 2.0 * math.acos(min(abs(float(numpy.dot(q0, q1))), 1.0))
-    assert motion.angle[0] == pytest.approx(arc, abs=1e-7)
+    centres = path[:, :3, :3] @ centre + path[:, :3, 3]
+    numpy.testing.assert_allclose(chord[0], centres[-1] - centres[0], atol=1e-12)
+    for a in (0, 13, 40):
+        moved = points - points[a] - chord[0] * (fractions - fractions[a])[:, None, None]
+        deviation = numpy.linalg.norm(moved, axis=2)
+        allowed = turn[0] * numpy.abs(fractions - fractions[a])[:, None]
+        assert (deviation <= allowed * (1 + 1e-9) + 1e-12).all()
+
+
+def test_a_turn_far_from_the_frame_origin_is_mostly_a_chord():
+    # A 5 cm sphere 1 m out on a frame that turns 0.05 rad: the turn bound is the sphere's own
+    # 2.5 mm plus 2.5 mm for the arc, not the 50 mm of the whole lever.
+    start = numpy.eye(4)
+    end = make_pose(Rotation.from_euler('z', 0.05).as_matrix(), (0.0, 0.0, 0.0))
+    chord, turn = FrameMotion(start, end).sphere_motion([0], [[1.0, 0.0, 0.0]], [0.05])
+    assert numpy.linalg.norm(chord[0]) == pytest.approx(2.0 * math.sin(0.025), rel=1e-12)
+    assert turn[0] == pytest.approx(0.05 * (0.05 + 0.05), rel=1e-12)
 
 
 def test_an_unbounded_body_is_unbounded_only_when_it_turns():
     start = numpy.eye(4)
     end = make_pose(None, (0.3, 0.4, 0.0))
-    assert FrameMotion(start, end).speed_bounds([0], [math.inf])[0] == pytest.approx(0.5)
+    chord, turn = FrameMotion(start, end).sphere_motion([0], [[0.0, 0.0, 0.0]], [math.inf])
+    assert numpy.linalg.norm(chord[0]) == pytest.approx(0.5) and turn[0] == 0.0
     turned = make_pose(Rotation.from_euler('x', 10, degrees=True).as_matrix(), (0.0, 0.0, 0.0))
-    assert FrameMotion(start, turned).speed_bounds([0], [math.inf])[0] == math.inf
+    assert FrameMotion(start, turned).sphere_motion([0], [[0.0, 0.0, 0.0]], [math.inf])[1][0] \
+        == math.inf
 
 
 def test_bad_input_is_refused_by_name():
@@ -172,3 +189,5 @@ def test_bad_input_is_refused_by_name():
         motion.velocities(0.0)
     with pytest.raises(ValueError, match='frames'):
         motion.point_velocities([2], [[0.0, 0.0, 0.0]], 0.5, 0.1)
+    with pytest.raises(ValueError, match='frames'):
+        motion.sphere_motion([-1], [[0.0, 0.0, 0.0]], [0.1])

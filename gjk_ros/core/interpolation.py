@@ -24,9 +24,19 @@ a half-turn apart. Over one sample interval that motion is
 
 with ``Rot(k, theta) = R1 R0^T`` the relative rotation about the world axis ``k``, ``theta`` in
 [0, pi]: a constant velocity of the frame origin and a constant angular velocity ``k theta`` per
-unit of ``s``. A point ``p`` fixed in the frame moves at ``(t1 - t0) + k theta x (R(s) p)``, so
-no point farther than ``r`` from the frame origin moves faster than ``|t1 - t0| + theta r`` per
-unit of ``s``: the motion bound the swept distances advance by (``core.swept``).
+unit of ``s``.
+
+How a body moves over the interval (``FrameMotion.sphere_motion``), for a body inside the
+sphere of centre ``c`` (frame coordinates) and radius ``r``: let ``T`` be the chord of its
+centre, ``c_w(1) - c_w(0)``. Every point ``p`` of the body stays within
+
+    |x_p(s) - x_p(a) - T (s - a)| <= rho |s - a|,    rho = theta (r + theta |c|),
+
+of the pure translation by the chord: the centre's velocity ``t1 - t0 + w x R(s) c`` differs
+from its mean over the interval, the chord, by at most ``theta^2 |c|`` (the arc turns by at most
+``theta``), and the turn moves ``p`` about the centre by at most ``theta r |s - a|``. So a body
+far from its frame origin, turning with it, counts as a translation plus a small turn, not as a
+long lever; and no point moves faster than ``|T| + rho`` per unit of ``s``.
 """
 
 import math
@@ -161,21 +171,30 @@ class FrameMotion:
         origin = self.start[frames, :3, 3] + float(fraction) * self.delta[frames]
         return linear[frames] + np.cross(angular[frames], points - origin)
 
-    def speed_bounds(self, frames, reach):
+    def sphere_motion(self, frames, centres, radii):
         """
-        Return how far, at most, any point of each body moves per unit of fraction (metres).
+        Return how bodies riding the frames move: their (n, 3) chords and (n,) turn bounds.
 
-        ``frames`` (n,) the frame each body moves with, ``reach`` (n,) the largest distance of
-        a body point from that frame's origin: ``|delta| + angle * reach`` (module docstring).
-        An unbounded body (infinite reach) is unbounded only when its frame turns.
+        ``frames`` (n,) the frame each body rides, ``centres`` (n, 3) and ``radii`` (n,) a
+        sphere holding each body, in its frame's coordinates. The chord ``T`` is the world
+        displacement of the centre over the interval and the turn bound ``rho`` bounds every
+        point's deviation from that translation (module docstring), per unit of fraction. An
+        unbounded body (infinite radius) has an unbounded turn only when its frame turns.
         """
         frames = np.asarray(frames, dtype=np.int64).reshape(-1)
-        reach = np.asarray(reach, dtype=np.float64).reshape(-1)
+        centres = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
+        radii = np.asarray(radii, dtype=np.float64).reshape(-1)
+        if frames.size and (frames.min() < 0 or frames.max() >= self.num_frames):
+            raise ValueError(f'frames: indices must be in [0, {self.num_frames})')
+        start, end = self.start[frames], self.end[frames]
+        chord = (np.einsum('nij,nj->ni', end[:, :3, :3], centres) + end[:, :3, 3]
+                 - np.einsum('nij,nj->ni', start[:, :3, :3], centres) - start[:, :3, 3])
         angle = self.angle[frames]
-        turn = np.zeros_like(reach)
+        turn = np.zeros_like(radii)
         turning = angle > 0.0
-        turn[turning] = angle[turning] * reach[turning]
-        return np.linalg.norm(self.delta[frames], axis=1) + turn
+        turn[turning] = angle[turning] * (
+            radii[turning] + angle[turning] * np.linalg.norm(centres[turning], axis=1))
+        return chord, turn
 
 
 def _positive(value, name):
