@@ -87,7 +87,7 @@ def check_against_dense(swept, pieces, groups, piece_frames, origins, pads, star
                                                   pads[k], start, end, swept.fraction[k]),
                                          abs=1e-12)
         if swept.status[k] != Status.MAX_ITERATIONS:
-            assert bound <= tolerance + relative * max(distance, 0.0) + 1e-15
+            assert bound <= tolerance + relative * abs(distance) + 1e-15
         if true_low > tolerance / (1.0 - relative):
             assert distance - bound > 0.0, 'contact reported for a motion that stays apart'
         if sampled < -tolerance:

@@ -42,12 +42,11 @@ long lever; and no point moves faster than ``|T| + rho`` per unit of ``s``.
 import math
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ._jit import njit
 from .distance import check_poses
 
-__all__ = ['FrameMotion', 'frame_at']
+__all__ = ['FrameMotion', 'frame_at', 'sphere_motion_into']
 
 
 @njit(inline=True)
@@ -83,6 +82,75 @@ def _frames_at(start, delta, axis, angle, s, out):
         frame_at(start, delta, axis, angle, f, s, out[f])
 
 
+@njit(inline=True)
+def _turn(m):
+    """
+    Return ``(x, y, z, w)``: the unit quaternion of rotation ``m`` with ``w >= 0``.
+
+    Shepperd's method (the largest of the trace and the diagonal picks the stable formula), so
+    that small turns keep their full precision; ``w >= 0`` is the shorter arc.
+    """
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace >= m[0, 0] and trace >= m[1, 1] and trace >= m[2, 2]:
+        s = 2.0 * math.sqrt(max(1.0 + trace, 0.0))
+        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, \
+            (m[1, 0] - m[0, 1]) / s
+    elif m[0, 0] >= m[1, 1] and m[0, 0] >= m[2, 2]:
+        s = 2.0 * math.sqrt(max(1.0 + m[0, 0] - m[1, 1] - m[2, 2], 0.0))
+        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, \
+            (m[0, 2] + m[2, 0]) / s
+    elif m[1, 1] >= m[2, 2]:
+        s = 2.0 * math.sqrt(max(1.0 + m[1, 1] - m[0, 0] - m[2, 2], 0.0))
+        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, \
+            (m[1, 2] + m[2, 1]) / s
+    else:
+        s = 2.0 * math.sqrt(max(1.0 + m[2, 2] - m[0, 0] - m[1, 1], 0.0))
+        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, \
+            (m[1, 2] + m[2, 1]) / s, 0.25 * s
+    if w < 0.0:
+        return -x, -y, -z, -w
+    return x, y, z, w
+
+
+@njit
+def _relative_motion(start, end, delta, axis, angle, relative):
+    """Fill each frame's translation, world turn axis and angle (``relative``: (3, 3) work)."""
+    for f in range(start.shape[0]):
+        for i in range(3):
+            delta[f, i] = end[f, i, 3] - start[f, i, 3]
+            for j in range(3):
+                relative[i, j] = (end[f, i, 0] * start[f, j, 0] + end[f, i, 1] * start[f, j, 1]
+                                  + end[f, i, 2] * start[f, j, 2])
+        x, y, z, w = _turn(relative)
+        sine = math.sqrt(x * x + y * y + z * z)
+        angle[f] = 2.0 * math.atan2(sine, w)
+        if sine > 0.0:
+            axis[f, 0], axis[f, 1], axis[f, 2] = x / sine, y / sine, z / sine
+        else:
+            axis[f, 0], axis[f, 1], axis[f, 2] = 1.0, 0.0, 0.0
+
+
+@njit
+def sphere_motion_into(start, end, angle, frames, centres, radii, chord, turn):
+    """
+    Fill the chord (n, 3) and turn bound (n,) of spheres riding frames (module docstring).
+
+    ``start``, ``end``, ``angle`` are a :class:`FrameMotion`'s; ``frames`` (n,) the frame of
+    each sphere, ``centres`` (n, 3) and ``radii`` (n,) the spheres in their frames.
+    """
+    for b in range(frames.shape[0]):
+        f = frames[b]
+        cx, cy, cz = centres[b, 0], centres[b, 1], centres[b, 2]
+        for i in range(3):
+            chord[b, i] = (end[f, i, 0] * cx + end[f, i, 1] * cy + end[f, i, 2] * cz + end[f, i, 3]
+                           - start[f, i, 0] * cx - start[f, i, 1] * cy - start[f, i, 2] * cz
+                           - start[f, i, 3])
+        theta = angle[f]
+        # An unbounded body (infinite radius) turns without bound only when its frame turns.
+        turn[b] = theta * (radii[b] + theta * math.sqrt(cx * cx + cy * cy + cz * cz)) \
+            if theta > 0.0 else 0.0
+
+
 class FrameMotion:
     """
     The motion of ``F`` frames from their start poses to their end poses, as tf2 interpolates.
@@ -114,19 +182,11 @@ class FrameMotion:
         if self.start.shape != self.end.shape:
             raise ValueError(f'end: expected {self.start.shape[0]} poses like start, got '
                              f'{self.end.shape[0]}')
-        self.delta = np.ascontiguousarray(self.end[:, :3, 3] - self.start[:, :3, 3])
-        relative = self.end[:, :3, :3] @ self.start[:, :3, :3].transpose(0, 2, 1)
-        if len(relative):
-            # as_rotvec answers the shorter arc: an angle in [0, pi] about a unit axis.
-            rotvec = Rotation.from_matrix(relative).as_rotvec().reshape(-1, 3)
-        else:
-            rotvec = np.zeros((0, 3))
-        self.angle = np.ascontiguousarray(np.linalg.norm(rotvec, axis=1))
-        self.axis = np.zeros_like(rotvec)
-        self.axis[:, 0] = 1.0
-        turning = self.angle > 0.0
-        self.axis[turning] = rotvec[turning] / self.angle[turning, None]
-        self.axis = np.ascontiguousarray(self.axis)
+        count = self.start.shape[0]
+        self.delta, self.axis, self.angle = np.empty((count, 3)), np.empty((count, 3)), \
+            np.empty(count)
+        _relative_motion(self.start, self.end, self.delta, self.axis, self.angle,
+                         np.empty((3, 3)))
 
     @property
     def num_frames(self):
@@ -181,19 +241,15 @@ class FrameMotion:
         point's deviation from that translation (module docstring), per unit of fraction. An
         unbounded body (infinite radius) has an unbounded turn only when its frame turns.
         """
-        frames = np.asarray(frames, dtype=np.int64).reshape(-1)
-        centres = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
-        radii = np.asarray(radii, dtype=np.float64).reshape(-1)
+        frames = np.ascontiguousarray(frames, dtype=np.int64).reshape(-1)
+        centres = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 3)
+        radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
         if frames.size and (frames.min() < 0 or frames.max() >= self.num_frames):
             raise ValueError(f'frames: indices must be in [0, {self.num_frames})')
-        start, end = self.start[frames], self.end[frames]
-        chord = (np.einsum('nij,nj->ni', end[:, :3, :3], centres) + end[:, :3, 3]
-                 - np.einsum('nij,nj->ni', start[:, :3, :3], centres) - start[:, :3, 3])
-        angle = self.angle[frames]
-        turn = np.zeros_like(radii)
-        turning = angle > 0.0
-        turn[turning] = angle[turning] * (
-            radii[turning] + angle[turning] * np.linalg.norm(centres[turning], axis=1))
+        if centres.shape[0] != frames.size or radii.size != frames.size:
+            raise ValueError(f'centres, radii: expected {frames.size} spheres')
+        chord, turn = np.empty((frames.size, 3)), np.empty(frames.size)
+        sphere_motion_into(self.start, self.end, self.angle, frames, centres, radii, chord, turn)
         return chord, turn
 
 
