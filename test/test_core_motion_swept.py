@@ -30,7 +30,7 @@ from gjk_ros.core import ConvexPolytope, PairSet, signed_distance, Status
 from gjk_ros.core.bodypairs import BodyPairs
 from gjk_ros.core.interpolation import FrameMotion
 from gjk_ros.core.swept import (DEFAULT_RELATIVE_TOLERANCE, DEFAULT_TOLERANCE, MAX_SAMPLES,
-                                pair_rows, piece_spheres, SweptPairs)
+                                pair_rows, piece_spheres, PieceRows, SweptPairs)
 from hypothesis import given, settings, strategies
 import numpy
 import pytest
@@ -379,9 +379,15 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match='max_distance'):
         swept.update(motion, max_distance=math.nan)
     with pytest.raises(ValueError, match='start'):
-        swept.update(motion, start=(numpy.zeros((2, 11)), numpy.zeros(2)))
-    with pytest.raises(ValueError, match='end'):
-        swept.update(motion, end=(numpy.zeros((1, 11)), numpy.full(1, 9)))
+        swept.update(motion, start=PieceRows(numpy.zeros((2, 11)), numpy.zeros(2)))
+    with pytest.raises(TypeError, match='end'):
+        swept.update(motion, end=(numpy.zeros((1, 11)), numpy.zeros(1)))
+    with pytest.raises(ValueError, match='status'):
+        PieceRows(numpy.zeros((1, 11)), numpy.full(1, 9))
+    with pytest.raises(ValueError, match='status'):
+        PieceRows(numpy.zeros((1, 11)), numpy.zeros(2))
+    with pytest.raises(ValueError, match='values'):
+        PieceRows(numpy.zeros((1, 10)), numpy.zeros(1))
     with pytest.raises(ValueError, match='active'):
         swept.update(motion, active=[True, False])
     with pytest.raises(ValueError, match='piece_frames'):

@@ -69,7 +69,7 @@ from .scene import B_BOUND, B_CX, B_CY, B_CZ, scene_body, scene_geometry
 from .status import Status
 
 __all__ = ['DEFAULT_RELATIVE_TOLERANCE', 'DEFAULT_TOLERANCE', 'MAX_SAMPLES', 'pair_rows',
-           'SweptPairs']
+           'PieceRows', 'SweptPairs']
 
 # Metres: the swept minimum is bracketed this tightly at contact. The planner's edge_free
 # certifies segments to the same 0.1 mm.
@@ -107,16 +107,43 @@ def piece_spheres(pieces, origins):
     return centres, np.array([piece.bounding_radius for piece in pieces], dtype=np.float64)
 
 
+class PieceRows:
+    """
+    Piece pair answers at one instant: an end sample of :meth:`SweptPairs.update`.
+
+    ``values`` (m, 11) rows as a PairSet's (distance, witness_a, witness_b, normal,
+    error_bound) and ``status`` (m,) core statuses. Built from arrays it checks them (ValueError
+    naming ``values`` or ``status``); :func:`pair_rows` copies a PairSet's, which need no check.
+    """
+
+    __slots__ = ('values', 'status')
+
+    def __init__(self, values, status):
+        """Check and keep the two arrays (as float64 and int8 C arrays)."""
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        status = np.ascontiguousarray(status, dtype=np.int8)
+        if values.ndim != 2 or values.shape[1] != VALUE_COLUMNS:
+            raise ValueError(f'values: expected (m, {VALUE_COLUMNS}) rows, got {values.shape}')
+        if status.shape != values.shape[:1]:
+            raise ValueError(f'status: expected ({values.shape[0]},), got {status.shape}')
+        if status.size and (status.min() < 0 or status.max() >= MEASURED.size):
+            raise ValueError('status: values must be core Status values')
+        self.values, self.status = values, status
+
+    def __len__(self):
+        return self.values.shape[0]
+
+
 def pair_rows(pair_set):
     """
-    Return a copy of a PairSet's answers as ``(values (m, 11), status (m,))``.
+    Return a copy of a PairSet's last answers as :class:`PieceRows`.
 
-    The end samples :meth:`SweptPairs.update` takes: a PairSet's rows are overwritten by its
-    next update, so the last cycle's must be copied to serve as the next cycle's start.
+    A PairSet's rows are overwritten by its next update, so the last cycle's must be copied to
+    serve as the next cycle's start sample.
     """
-    values = np.column_stack([pair_set.distance, pair_set.witness_a, pair_set.witness_b,
-                              pair_set.normal, pair_set.error_bound])
-    return np.ascontiguousarray(values), pair_set.status.copy()
+    rows = object.__new__(PieceRows)
+    rows.values, rows.status = pair_set._out[0].copy(), pair_set._out[1].copy()
+    return rows
 
 
 @njit(inline=True)
@@ -423,8 +450,8 @@ class SweptPairs:
         self._pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
                                  hill_climb=hill_climb, tracking=tracking)
         m = self.piece_pairs.shape[0]
-        self._unknown = (np.full((m, VALUE_COLUMNS), np.nan),
-                         np.full(m, _INACTIVE, np.int8))
+        self._unknown = PieceRows(np.full((m, VALUE_COLUMNS), np.nan),
+                                  np.full(m, _INACTIVE, np.int8))
         width = self.groups.shape[1]
         # Per piece pair of a group: sample fractions, distances, lower ends and slopes; the
         # sample count; the lowest envelope, its interval and split point; the turn; the state.
@@ -482,10 +509,10 @@ class SweptPairs:
         ----------
         motion : FrameMotion
             The frames' start and end poses.
-        start, end : (values (m, 11), status (m,)), optional
+        start, end : PieceRows, optional
             Piece pair rows measured at the start and end poses (:func:`pair_rows` of a
-            PairSet over the same piece pairs); a row whose status is not a measurement, or
-            no rows at all, is measured here.
+            PairSet over the same piece pairs, or ``PieceRows(values, status)``); a row whose
+            status is not a measurement, or no rows at all, is measured here.
         active : (m,) bool, optional
             Piece pairs to consider; a body pair with none is INACTIVE.
         max_distance : float
@@ -516,7 +543,8 @@ class SweptPairs:
         max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError('max_distance must not be NaN')
-        ends = self._end_rows(start, 'start') + self._end_rows(end, 'end')
+        start, end = self._end_rows(start, 'start'), self._end_rows(end, 'end')
+        ends = (start.values, start.status, end.values, end.status)
         active = self._active(active)
         sphere_motion_into(motion.start, motion.end, motion.angle, self.piece_frames,
                            self.centres, self.radii, self._chord, self._turn)
@@ -537,16 +565,12 @@ class SweptPairs:
     def _end_rows(self, rows, name):
         if rows is None:
             return self._unknown
-        values, status = rows
-        m = self.num_piece_pairs
-        values = np.ascontiguousarray(values, dtype=np.float64)
-        status = np.ascontiguousarray(status, dtype=np.int8)
-        if values.shape != (m, VALUE_COLUMNS) or status.shape != (m,):
-            raise ValueError(f'{name}: expected values ({m}, {VALUE_COLUMNS}) and status '
-                             f'({m},), got {values.shape} and {status.shape}')
-        if status.size and (status.min() < 0 or status.max() >= MEASURED.size):
-            raise ValueError(f'{name}: status values must be core Status values')
-        return values, status
+        if not isinstance(rows, PieceRows):
+            raise TypeError(f'{name}: expected PieceRows (pair_rows of a PairSet), got '
+                            f'{type(rows).__name__}')
+        if len(rows) != self.num_piece_pairs:
+            raise ValueError(f'{name}: {len(rows)} rows for {self.num_piece_pairs} piece pairs')
+        return rows
 
     def _active(self, active):
         if active is None:
