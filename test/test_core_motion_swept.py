@@ -167,6 +167,45 @@ def _about_x(angle):
     return numpy.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
+@pytest.mark.parametrize('scale', [1e-3, 1.0, 100.0])
+def test_pass_through_and_moving_past_at_every_scale(scale):
+    plate = ConvexPolytope.box(numpy.array([0.3, 0.3, 0.0025]) * scale)
+    cube = ConvexPolytope.box(numpy.array([0.02, 0.02, 0.02]) * scale)
+    tolerance = DEFAULT_TOLERANCE * scale
+    for x, contact in ((0.0, True), (0.33, False)):
+        start = _frames(make_pose(_about_x(0.2), numpy.array([x, 0.0, 0.04]) * scale),
+                        numpy.eye(4))
+        end = _frames(make_pose(None, numpy.array([x, 0.02, -0.04]) * scale), numpy.eye(4))
+        swept, origins = _one_pair(cube, plate)
+        swept.update(FrameMotion(start, end), tolerance=tolerance)
+        assert (swept.distance[0] < 0.0) == contact
+        check_against_dense(swept, [cube, plate], [[(0, 1)]], [0, 1], origins, [0.0], start,
+                            end, tolerance, DEFAULT_RELATIVE_TOLERANCE, count=401)
+
+
+def test_a_tool_sliding_on_the_plate_touches_and_never_overlaps():
+    start = _frames(make_pose(None, (-0.05, 0.0, 0.0225)), numpy.eye(4))
+    end = _frames(make_pose(None, (0.05, 0.03, 0.0225)), numpy.eye(4))
+    swept, _ = _one_pair(CUBE)
+    swept.update(FrameMotion(start, end))
+    assert swept.status[0] == Status.TOUCHING
+    assert abs(swept.distance[0]) <= 1e-15 and swept.error_bound[0] <= 1e-15
+
+
+def test_a_needle_through_a_flat_plate_is_contact():
+    # Degenerate bodies: a segment (no volume) crossing a polygon (no thickness).
+    needle = ConvexPolytope.from_points([[0.0, 0.0, -0.05], [0.0, 0.0, 0.05]])
+    sheet = ConvexPolytope.from_points([[-0.2, -0.2, 0.0], [0.2, -0.2, 0.0], [0.2, 0.2, 0.0],
+                                        [-0.2, 0.2, 0.0]])
+    start = _frames(make_pose(_about_x(0.1), (0.0, 0.0, 0.06)), numpy.eye(4))
+    end = _frames(make_pose(_about_x(-0.1), (0.01, 0.0, -0.06)), numpy.eye(4))
+    swept, origins = _one_pair(needle, sheet)
+    swept.update(FrameMotion(start, end))
+    assert swept.distance[0] < 0.0
+    check_against_dense(swept, [needle, sheet], [[(0, 1)]], [0, 1], origins, [0.0], start, end,
+                        DEFAULT_TOLERANCE, DEFAULT_RELATIVE_TOLERANCE)
+
+
 # Seeded scenes against the dense reference ------------------------------------------------------
 
 def _arm_scene(rng):

@@ -23,8 +23,9 @@ interval is bracketed by conservative advancement.
 
 The bound from one sample. The signed distance (the MTD, also in penetration) is the largest
 separating-axis gap, ``d = max_n gap(n)`` with ``gap(n) = min_b n.b - max_a n.a``, and the
-pair's normal ``n_a`` at a sample ``a`` attains it (within the sample's ``error_bound``: the
-G-test plane apart, EPA's support gap in penetration). Each piece moves like the translation
+pair's normal ``n_a`` at a sample ``a`` attains it within the sample's ``error_bound`` (the
+support certificate of docs/contract.md: the G-test plane apart, EPA's support gap in
+penetration, both to the contract's round-off). Each piece moves like the translation
 by the chord ``T`` of its bounding centre, give or take ``rho |s - a|`` per point
 (``FrameMotion.sphere_motion``). Under that translation ``gap(n_a)`` changes linearly, by
 ``sigma_a = n_a . (T_B - T_A)`` per unit of ``s``, and the deviation costs at most the sum of
