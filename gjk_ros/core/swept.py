@@ -78,7 +78,7 @@ DEFAULT_TOLERANCE = 1e-4
 # The share of |distance| the bracket may add: a pair far from contact (or deep in it) needs its
 # minimum to a few per cent, not to 0.1 mm. Whatever the share, the lower end of a bracket never
 # exceeds the truth. `python -m bench.motion_bench`: on the Panda among 13 obstacles at 30 Hz,
-# 0 costs about 20 times the queries of 0.05, and 0.5 saves little more.
+# 0 costs 600 queries per cycle against 3 at 0.05, and 0.5 saves little more.
 DEFAULT_RELATIVE_TOLERANCE = 0.05
 # Exact samples per piece pair and interval, the end samples included. A V-shaped minimum needs
 # about log2(rho / tolerance) of them; a pair gliding along a surface while turning needs about
@@ -390,7 +390,8 @@ class SweptPairs:
 
     The layout is a :class:`~gjk_ros.core.bodypairs.BodyPairs`' (pieces, groups of piece pairs,
     padding), plus where each piece rides: frame ``piece_frames[i]`` at ``piece_origins[i]``.
-    The piece pairs keep tracked caches of their own, apart from the engine's.
+    The piece pairs keep tracked caches of their own, apart from the engine's; like a PairSet,
+    one object serves one thread.
 
     Parameters
     ----------
