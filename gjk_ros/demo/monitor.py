@@ -42,7 +42,9 @@ NEAR_DISTANCE = 0.05
 NODE_NAME = 'gjk_distance'
 # How long a child gets to exit after SIGINT, then after SIGTERM, before SIGKILL (s).
 STOP_GRACE = (5.0, 2.0)
-# Once running, a gap this long (s) without distances means the node or the scene is stuck.
+# Once running, this long (s) without a newer cycle of distances means the node or the scene
+# is stuck. It counts from the last new cycle, not from the last table: a table interval longer
+# than this is only a slow refresh.
 DATA_TIMEOUT = 10.0
 # Domain ids the demo may pick by itself (those of the test suite's locks, see conftest.py).
 DEMO_DOMAIN_IDS = range(1, 101)
@@ -453,6 +455,8 @@ def _make_monitor(history, snapshot):
             self.min_distance = None
             self.first_stamp = None
             self.elapsed = 0.0
+            # When (monotonic s) the data last moved on: a cloud with a newer stamp arrived.
+            self.progressed_at = time.monotonic()
             self.listener = DistanceListener(self, self._on_records, f'/{NODE_NAME}')
             self.create_subscription(MarkerArray, f'/{NODE_NAME}/markers', self._on_markers,
                                      STREAM_QOS)
@@ -468,6 +472,8 @@ def _make_monitor(history, snapshot):
             stamp = header.stamp.sec + 1e-9 * header.stamp.nanosec
             if self.first_stamp is None:
                 self.first_stamp = stamp
+            if self.latest is None or stamp - self.first_stamp > self.elapsed:
+                self.progressed_at = time.monotonic()
             self.elapsed = stamp - self.first_stamp
             self.latest = records
             # The minimum of the same cycle as the table, rebuilt from its records.
@@ -622,24 +628,32 @@ def _monitor(options, history, snapshot, children, logs, out):
         interval = options.interval or printer.default_interval
         print('waiting for the gjk_distance node (its first start compiles the geometry '
               'kernels, which can take a minute)...', file=out, flush=True)
+        started = time.monotonic()
         if not _spin_until(executor, lambda: monitor.latest is not None,
-                           options.startup_timeout, children, logs, out):
+                           options.startup_timeout, lambda: started, children, logs, out):
             return 1
+        # One table now, one every `interval` of data time, and the last at `duration`.
         next_print = 0.0
-        while monitor.elapsed < options.duration:
-            if not _spin_until(executor, lambda: monitor.elapsed >= next_print,
-                               DATA_TIMEOUT, children, logs, out):
+        while True:
+            target = min(next_print, options.duration)
+            if not _spin_until(executor, lambda: monitor.elapsed >= target, DATA_TIMEOUT,
+                               lambda: monitor.progressed_at, children, logs, out):
                 return 1
             printer.show(format_table(monitor.latest, monitor.elapsed, monitor.min_distance))
+            if monitor.elapsed >= options.duration:
+                return 0
             next_print = monitor.elapsed + interval
-        return 0
     finally:
         rclpy.try_shutdown()
 
 
-def _spin_until(executor, condition, timeout, children, logs, out):
-    """Spin until ``condition()`` holds; False (with a message) on timeout or a dead child."""
-    deadline = time.monotonic() + timeout
+def _spin_until(executor, condition, timeout, since, children, logs, out):
+    """
+    Spin until ``condition()`` holds; False (with a message) on a timeout or a dead child.
+
+    The wait fails ``timeout`` seconds after ``since()`` (monotonic), which is asked again on
+    every turn, so that the deadline moves on while data keeps coming.
+    """
     while not condition():
         for name, process in children.items():
             if process.poll() is not None:
@@ -647,8 +661,8 @@ def _spin_until(executor, condition, timeout, children, logs, out):
                       f'last lines of {logs[name]}:\n{log_tail(logs[name])}', file=out,
                       flush=True)
                 return False
-        if time.monotonic() > deadline:
-            print(f'no distances from /{NODE_NAME} within {timeout:g} s; node log tail:\n'
+        if time.monotonic() > since() + timeout:
+            print(f'no new distances from /{NODE_NAME} within {timeout:g} s; node log tail:\n'
                   f"{log_tail(logs['node'])}", file=out, flush=True)
             return False
         executor.spin_once(timeout_sec=0.05)
