@@ -23,6 +23,8 @@ LATEST_VENV ?= .venv-latest
 # discovery and timers, so more workers than cores still shortens the run.
 TEST_WORKERS ?= 4
 FAST_WORKERS ?= 2
+# Steps that do not depend on each other run side by side (see SUBMAKE).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The upstream launch stack and ros2 command line as wheels (not on the package index), for the
 # launch and CLI tests; `make test` installs them when this folder exists, and those tests skip
 # where it does not.
@@ -47,6 +49,11 @@ PIP_QUIET := 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory'
 ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PATH}" \
 	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
 ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
+
+# Once the requirements are in, the message builds (cmake: its code generation runs on one
+# core) and the editable install with the kernel warm-up (numba: one process per kernel group)
+# need nothing from each other: a sub-make runs them side by side, whatever -j was given.
+SUBMAKE = $(MAKE) --no-print-directory --jobs=$(JOBS) --output-sync=target
 
 .PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
 	bench-quick lint clean
@@ -119,7 +126,8 @@ $(STAMPS)/moveit_msgs: tools/build_moveit_msgs.sh $(INTERFACE_BUILD) \
 INSTALL_INPUTS := Makefile setup.py setup.cfg package.xml tools/install_layout.py \
 	$(wildcard resource resource/* launch launch/* config config/*)
 
-install: venv $(STAMPS)/install $(STAMPS)/warmup
+install: $(STAMPS)/requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup
 
 # Editable install (the working tree is the code that runs), then the data files and the
 # executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
@@ -165,12 +173,14 @@ $(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMP
 
 # The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain).
 # pytest's exit status 5 (no test collected) fails the recipe like any other.
-test: install $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
+test: $(STAMPS)/requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
 # `graph`): the core, the models, the node's components, the planner, the linters.
-test-fast: install $(STAMPS)/warmup-all
+test-fast: $(STAMPS)/requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup-all
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph' $(PYTEST_ARGS)
 
 # A venv of its own, resolved afresh from the loose requirement files every time, then the
@@ -181,7 +191,10 @@ test-latest:
 	$(PYTHON) tools/lock.py compare $(LOCK_FILE) $(LATEST_VENV)/bin/python
 	$(MAKE) VENV=$(LATEST_VENV) LOCK= test
 
-demo: install
+# The demo needs tf2_msgs but not moveit_msgs (only its --collision-objects does, and `make
+# venv` builds it): skipping that build brings the first table a minute or more sooner.
+demo: $(STAMPS)/requirements
+	$(SUBMAKE) $(STAMPS)/tf2_msgs $(STAMPS)/warmup
 	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
 
 $(STAMPS)/bench-requirements: bench/requirements.txt $(STAMPS)/requirements
