@@ -20,11 +20,13 @@ copy of the core: in the source tree, with NUMBA_CACHE_DIR, and as a read-only i
 numba falls back to the user's cache folder.
 """
 
+from concurrent.futures import ThreadPoolExecutor
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import time
 
 import gjk_ros.core
 from gjk_ros.core import warmup
@@ -152,6 +154,26 @@ def test_groups_and_extra_warm_ups_run_in_parallel_processes():
     assert list(seconds) == ['pairset', 'points', 'extra']  # GROUPS order, then the extras
     assert seconds['extra'] == pytest.approx(0.0, abs=0.2)  # timed around the call, not 0.25
     assert all(value >= 0.0 for value in seconds.values())
+
+
+def test_a_group_waits_for_the_group_whose_kernels_it_calls():
+    """The planning group starts after pairset ends; another uses the free process meanwhile."""
+    events = []
+
+    def task(name, seconds):
+        def run():
+            events.append(('start', name))
+            time.sleep(seconds)
+            events.append(('end', name))
+        return run
+
+    tasks = {'pairset': task('pairset', 0.3), 'points': task('points', 0.05),
+             'planning': task('planning', 0.05), 'signed_distance': task('signed_distance', 0.1)}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        seconds = warmup._run_in_order(pool, 2, tasks)
+    assert set(seconds) == set(tasks)
+    assert events.index(('start', 'planning')) > events.index(('end', 'pairset'))
+    assert events.index(('start', 'signed_distance')) < events.index(('end', 'pairset'))
 
 
 # The node's cycle, in a fresh interpreter: after warm_up_group('pairset') the first cycle of a

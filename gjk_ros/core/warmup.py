@@ -33,9 +33,10 @@ the public API on a few bodies, so the argument types are exactly those of a rea
 argument type would be a new specialisation, compiled on first use again.
 
 The groups are compiled in separate processes, one per core, because a numba compilation is
-single-threaded and holds the GIL. Where two groups share a kernel that is not inlined (the
-planner's sequences call the node's ``PairSet.update`` kernel), the group that needs it last
-compiles it last, so that it usually finds it already in the cache.
+single-threaded and holds the GIL. Where a group calls another group's kernels that are not
+inlined (the planner's sequences call the node's ``PairSet.update`` kernel), it starts only
+once that group is compiled, and loads them from the cache instead of compiling them again;
+other groups fill the cores meanwhile.
 
 Where the cache goes: numba writes it next to the sources (``gjk_ros/core/__pycache__``) when
 that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user's cache
@@ -43,7 +44,7 @@ that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user
 as that user (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
 """
 
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 import os
 import time
 
@@ -51,11 +52,12 @@ import numpy as np
 
 __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'NODE_GROUPS', 'cache_directory']
 
-# Every group, in the order they are handed to the worker processes: the node's first, and the
-# planner's before the single-pair API, so that its late use of PairSet's kernel finds it cached.
+# Every group, in the order they are handed to the worker processes: the node's first.
 GROUPS = ('pairset', 'points', 'planning', 'signed_distance')
 # The groups the distance node runs.
 NODE_GROUPS = ('pairset', 'points')
+# A group that calls another group's non-inlined kernels, and that group.
+_AFTER = {'planning': 'pairset'}
 
 
 def _bodies():
@@ -120,7 +122,7 @@ def _warm_planning():
                        arrays.hit_buffer(2), arrays.stats)
     segment_hit(qs[0], qs[1], chain, placement, work, *arrays.segment_arguments(
         np.ones((2, 1))), 0.0, 1e-4, arrays.stats)
-    # Last: these call the node's PairSet.update kernel, which the pairset group compiles.
+    # These call the node's PairSet.update kernel, which the pairset group compiles (_AFTER).
     engine.update(poses, max_distance=1.0)
     engine.update_sequence(poses[None], engine.answer_arrays(1))
     PairSet(bodies, [[0, 1], [1, 2]]).update_sequence(np.stack([poses, poses]))
@@ -205,7 +207,23 @@ def warm_up(groups=NODE_GROUPS, jobs=None, extra=None):
         return {name: _timed(task) for name, task in tasks.items()}
     # Separate processes: numba compiles on one thread and holds the GIL while doing it.
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return dict(zip(tasks, pool.map(_timed, tasks.values())))
+        seconds = _run_in_order(pool, jobs, tasks)
+    return {name: seconds[name] for name in tasks}
+
+
+def _run_in_order(pool, jobs, tasks):
+    """Run ``tasks`` (name to function) on ``jobs`` processes, each after its ``_AFTER``."""
+    waiting, running, seconds = list(tasks), {}, {}
+    while waiting or running:
+        for name in list(waiting):
+            blocked = _AFTER.get(name) in set(waiting) | set(running.values())
+            if len(running) < jobs and not blocked:
+                running[pool.submit(_timed, tasks[name])] = name
+                waiting.remove(name)
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            seconds[running.pop(future)] = future.result()
+    return seconds
 
 
 def _timed(task):
