@@ -679,7 +679,9 @@ def watch(executor, cycle, printer, options, children, logs, out, data_timeout=D
     options : DemoOptions
         ``startup_timeout``, ``interval``, ``duration``.
     children : dict of str to subprocess.Popen
-        Processes whose death ends the run; ``logs`` names their log files.
+        Processes whose death ends the run.
+    logs : dict of str to str
+        Each child's log file, whose tail a failure message shows.
     out : file
         Where messages go.
     data_timeout : float
