@@ -50,9 +50,10 @@ ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PA
 	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
 ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
 
-# Once the requirements are in, the message builds (cmake: its code generation runs on one
-# core) and the editable install with the kernel warm-up (numba: one process per kernel group)
-# need nothing from each other: a sub-make runs them side by side, whatever -j was given.
+# Once the kernel packages are in, the rest of the install followed by the message builds
+# (pip waits for the network; cmake's code generation runs on one core) and the kernel warm-up
+# (numba: one process per kernel group) need nothing from each other: a sub-make runs them side
+# by side, whatever -j was given.
 SUBMAKE = $(MAKE) --no-print-directory --jobs=$(JOBS) --output-sync=target
 
 .PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
@@ -87,12 +88,26 @@ $(STAMPS)/created:
 # From the lock: exact versions, each file checked against its hash (pip's hash-checking mode;
 # a package the lock does not list stops the install). A lock older than a requirement file is
 # refused. Without a lock (`LOCK=`), the newest versions the requirement files allow.
+#
+# The packages the kernel warm-up imports come first (kernel-requirements), so that the warm-up
+# compiles while the rest downloads and installs: pip mostly waits for the network, numba for
+# a core.
+KERNEL_PACKAGES := numpy scipy numba llvmlite trimesh networkx pyyaml
+
 ifneq ($(LOCK),)
-$(STAMPS)/requirements: $(REQUIREMENTS) $(LOCK) tools/lock.py $(STAMPS)/created
+$(STAMPS)/kernel-requirements: $(REQUIREMENTS) $(LOCK) tools/lock.py $(STAMPS)/created
 	$(PYTHON) tools/lock.py check $(LOCK) $(REQUIREMENTS)
+	$(PYTHON) tools/lock.py subset $(LOCK) $(KERNEL_PACKAGES) > $(STAMPS)/kernel.lock
+	$(PIP) install --quiet --require-hashes --no-deps -r $(STAMPS)/kernel.lock $(PIP_QUIET)
+	touch $@
+
+$(STAMPS)/requirements: $(STAMPS)/kernel-requirements
 	$(PIP) install --quiet --require-hashes -r $(LOCK) $(PIP_QUIET)
 	touch $@
 else
+$(STAMPS)/kernel-requirements: $(STAMPS)/requirements
+	touch $@
+
 $(STAMPS)/requirements: $(REQUIREMENTS) $(STAMPS)/created
 	$(PIP) install --quiet --upgrade --upgrade-strategy eager $(addprefix -r ,$(REQUIREMENTS)) \
 		$(PIP_QUIET)
@@ -126,8 +141,8 @@ $(STAMPS)/moveit_msgs: tools/build_moveit_msgs.sh $(INTERFACE_BUILD) \
 INSTALL_INPUTS := Makefile setup.py setup.cfg package.xml tools/install_layout.py \
 	$(wildcard resource resource/* launch launch/* config config/*)
 
-install: $(STAMPS)/requirements
-	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup
+install: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup
 
 # Editable install (the working tree is the code that runs), then the data files and the
 # executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
@@ -144,17 +159,20 @@ $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
 # the node starts without compiling; redone when a core source changes, which drops the cache
 # (gjk_ros/core/_jit.py). The planner's and signed_distance's kernels compile when first used,
 # or all at once with warmup-all (the test suite's prerequisite: its parallel workers would
-# otherwise each compile the same kernels).
+# otherwise each compile the same kernels). It runs from the working tree, which the editable
+# install also imports (the same sources, so the same cache), and needs only the kernel
+# packages: it starts before the rest of the lock is in.
 WARMUP_INPUTS := $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py gjk_ros/cli.py
+WARMUP := PYTHONPATH="$(CURDIR)" $(VENV_PYTHON) -m gjk_ros.cli warmup
 
-$(STAMPS)/warmup: $(WARMUP_INPUTS) $(STAMPS)/install
-	$(VENV_DIR)/bin/gjk-ros warmup
+$(STAMPS)/warmup: $(WARMUP_INPUTS) $(STAMPS)/kernel-requirements
+	$(WARMUP)
 	touch $@
 
 warmup-all: $(STAMPS)/warmup-all
 
 $(STAMPS)/warmup-all: $(WARMUP_INPUTS) $(STAMPS)/warmup
-	$(VENV_DIR)/bin/gjk-ros warmup --all
+	$(WARMUP) --all
 	touch $@
 
 # launch, launch_ros, launch_testing and the ros2 CLI from $(ROS_TOOLS) (its install.sh, about
@@ -173,14 +191,14 @@ $(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMP
 
 # The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain).
 # pytest's exit status 5 (no test collected) fails the recipe like any other.
-test: $(STAMPS)/requirements
-	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
+test: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
 # `graph`): the core, the models, the node's components, the planner, the linters.
-test-fast: $(STAMPS)/requirements
-	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/warmup-all
+test-fast: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph' $(PYTEST_ARGS)
 
 # A venv of its own, resolved afresh from the loose requirement files every time, then the
@@ -193,8 +211,8 @@ test-latest:
 
 # The demo needs tf2_msgs but not moveit_msgs (only its --collision-objects does, and `make
 # venv` builds it): skipping that build brings the first table a minute or more sooner.
-demo: $(STAMPS)/requirements
-	$(SUBMAKE) $(STAMPS)/tf2_msgs $(STAMPS)/warmup
+demo: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/tf2_msgs $(STAMPS)/install $(STAMPS)/warmup
 	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
 
 $(STAMPS)/bench-requirements: bench/requirements.txt $(STAMPS)/requirements

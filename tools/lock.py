@@ -31,6 +31,7 @@ Usage::
 
     python tools/lock.py write LOCK REQUIREMENTS...     # make lock
     python tools/lock.py check LOCK REQUIREMENTS...     # the lock was made from these files?
+    python tools/lock.py subset LOCK NAME...            # those packages' pins, to install first
     python tools/lock.py compare LOCK PYTHON            # installed versions against the lock
 
 ``check`` exits 1 when a requirement file changed after the lock was written (``make venv``
@@ -137,6 +138,21 @@ def lock_text(entries, requirement_files, digest, report):
     return '\n'.join(lines) + '\n'
 
 
+def lock_entries(lock_path):
+    """Return ``{canonical name: the pin's lines (name==version and its hashes)}`` of a lock."""
+    entries, name = {}, None
+    for line in pathlib.Path(lock_path).read_text(encoding='utf-8').splitlines():
+        match = _PIN.match(line)
+        if match:
+            name = canonical_name(match.group(1))
+            entries[name] = [line]
+        elif name is not None and line.startswith('    --hash='):
+            entries[name].append(line)
+        else:
+            name = None
+    return entries
+
+
 def locked_versions(lock_path):
     """Return ``{canonical name: version}`` of a lock file."""
     text = pathlib.Path(lock_path).read_text(encoding='utf-8')
@@ -190,6 +206,20 @@ def _check(options):
     return EXIT_OK
 
 
+def _subset(options):
+    entries = lock_entries(options.lock)
+    names = [canonical_name(name) for name in options.names]
+    missing = [name for name in names if name not in entries]
+    if missing:
+        print(f'{options.lock} does not pin {", ".join(missing)}', file=sys.stderr)
+        return EXIT_STALE
+    for name in names:
+        # The last hash line of a pin may carry a comment; a subset is a lock of its own.
+        lines = [line.split('  #')[0] for line in entries[name]]
+        print('\n'.join(lines))
+    return EXIT_OK
+
+
 def _compare(options):
     lines = drift(locked_versions(options.lock), installed_versions(options.python))
     print(f'{len(lines)} package(s) differ from {options.lock}' + (':' if lines else ''))
@@ -209,11 +239,15 @@ def main(argv=None):
     for command in (write, check):
         command.add_argument('lock')
         command.add_argument('requirements', nargs='+')
+    subset = commands.add_parser('subset', help="print these packages' pins from LOCK")
+    subset.add_argument('lock')
+    subset.add_argument('names', nargs='+')
     compare = commands.add_parser('compare', help='list installed versions that differ')
     compare.add_argument('lock')
     compare.add_argument('python', help='interpreter of the environment to compare')
     options = parser.parse_args(argv)
-    return {'write': _write, 'check': _check, 'compare': _compare}[options.command](options)
+    return {'write': _write, 'check': _check, 'subset': _subset,
+            'compare': _compare}[options.command](options)
 
 
 if __name__ == '__main__':
