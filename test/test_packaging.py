@@ -259,6 +259,16 @@ def test_a_changed_requirement_file_makes_the_lock_stale(lock_tool, tmp_path, ca
     assert 'run `make lock`' in capsys.readouterr().err
 
 
+def test_a_subset_of_the_lock_is_a_lock_of_its_own(lock_tool, capsys):
+    """The Makefile installs the kernel packages first from such a subset (hash-checking)."""
+    assert lock_tool.main(['subset', str(LOCK), 'NumPy', 'numba']) == 0
+    text = capsys.readouterr().out
+    pins = lock_tool.lock_entries(LOCK)
+    assert text == '\n'.join(pins['numpy'] + pins['numba']).replace('  # requested', '') + '\n'
+    assert lock_tool.main(['subset', str(LOCK), 'not-a-locked-package']) == 1
+    assert 'does not pin not-a-locked-package' in capsys.readouterr().err
+
+
 def test_an_archive_without_a_hash_cannot_be_locked(lock_tool):
     report = {'install': [{'metadata': {'name': 'local', 'version': '1.0'},
                            'download_info': {'url': 'file:///src/local', 'dir_info': {}}}]}
