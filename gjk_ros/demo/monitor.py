@@ -694,8 +694,8 @@ def watch(executor, cycle, printer, options, children, logs, out, data_timeout=D
 
     """
     interval = options.interval or printer.default_interval
-    print('waiting for the gjk_distance node (its first start compiles the geometry '
-          'kernels, which can take a minute)...', file=out, flush=True)
+    print('waiting for the first distances from the gjk_distance node (a minute longer when '
+          'gjk-ros warmup has not compiled its kernels)...', file=out, flush=True)
     started = time.monotonic()
     if not _spin_until(executor, lambda: cycle.records is not None, options.startup_timeout,
                        lambda: started, children, logs, out):
