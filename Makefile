@@ -189,11 +189,13 @@ $(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMP
 
 # --- use ------------------------------------------------------------------------------------------
 
-# The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain).
-# pytest's exit status 5 (no test collected) fails the recipe like any other.
+# The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain),
+# a module per worker at a time (--dist loadfile): a node-process module starts its node once
+# and runs its tests in order. pytest's exit status 5 (no test collected) fails the recipe like
+# any other.
 test: $(STAMPS)/kernel-requirements
 	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
-	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
 # `graph`): the core, the models, the node's components, the planner, the linters.
