@@ -198,10 +198,12 @@ test: $(STAMPS)/kernel-requirements
 	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
-# `graph`): the core, the models, the node's components, the planner, the linters.
+# `graph`): the core, the models, the node's components, the planner. The linters, which read
+# the whole tree, are `make lint` (and part of `make test`).
 test-fast: $(STAMPS)/kernel-requirements
 	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all
-	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph' $(PYTEST_ARGS)
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph and not linter' \
+		$(PYTEST_ARGS)
 
 # A venv of its own, resolved afresh from the loose requirement files every time, then the
 # whole suite: a new release that breaks us shows here before `make lock` takes it in.
