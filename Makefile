@@ -19,12 +19,13 @@ LOCK ?= $(LOCK_FILE)
 REQUIREMENTS := requirements.txt requirements-ros.txt tools/requirements-tf2-build.txt
 # The venv `make test-latest` builds from the newest allowed versions.
 LATEST_VENV ?= .venv-latest
-# pytest workers of `make test` (pytest-xdist): the node-process modules mostly wait for
-# discovery and timers, so more workers than cores still shortens the run.
-TEST_WORKERS ?= 4
-FAST_WORKERS ?= 2
 # Steps that do not depend on each other run side by side (see SUBMAKE).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# pytest workers (pytest-xdist), one per core: a node-process test runs the node, its scene and
+# their threads, and tests that wait a bounded time for the node fail when more workers than
+# cores starve it.
+TEST_WORKERS ?= $(JOBS)
+FAST_WORKERS ?= $(JOBS)
 # The upstream launch stack and ros2 command line as wheels (not on the package index), for the
 # launch and CLI tests; `make test` installs them when this folder exists, and those tests skip
 # where it does not.
