@@ -1,9 +1,11 @@
 # gjk_ros developer commands.
 #
 # On a machine without ROS, `make test` and `make demo` work from a fresh clone: they create a
-# virtual environment (.venv) holding the ROS 2 Jazzy wheels, build tf2_msgs and moveit_msgs into
-# it when they are missing, install this package into it (editable, with the layout of a colcon install) and run.
-# Every step leaves a stamp file in .venv/.stamps, so a second run only redoes what changed.
+# virtual environment (.venv) holding the exact package set of requirements.lock (the ROS 2
+# Jazzy wheels among them), build tf2_msgs and moveit_msgs into it when they are missing, install
+# this package into it (editable, with the layout of a colcon install), compile the geometry
+# kernels and run. Every step leaves a stamp file in .venv/.stamps, so a second run only redoes
+# what changed.
 #
 # On a machine with ROS 2 sourced, use colcon instead:
 #   colcon build --packages-select gjk_ros && colcon test --packages-select gjk_ros
