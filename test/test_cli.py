@@ -12,14 +12,16 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The ``gjk-ros`` command line: help, ``check`` on URDFs and meshes, ``bench`` forwarding."""
+"""The ``gjk-ros`` command line: help, ``check`` on URDFs and meshes, ``warmup``, ``bench``."""
 
 import pathlib
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 
-from gjk_ros.cli import EXIT_FAILED, EXIT_OK, main
+from gjk_ros.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from gjk_ros.core import warmup
 import pytest
 import trimesh
 
@@ -54,9 +56,49 @@ def test_help_lists_the_subcommands(capsys):
         assert command in text
 
 
-def test_warmup_compiles_and_says_how_long(capsys):
-    assert main(['warmup', '--jobs', '1']) == 0
-    assert 'geometry kernels ready in' in capsys.readouterr().out
+def _warmed_groups(out):
+    """Return the group names a warm-up report lists, in order."""
+    listed = re.search(r'ready in [\d.]+ s \((.*)\); cache: ', out).group(1)
+    return [re.sub(r' [\d.]+ s$', '', item) for item in listed.split(', ')]
+
+
+def test_warmup_compiles_the_node_kernels_and_says_how_long(capsys):
+    assert main(['warmup', '--jobs', '1']) == EXIT_OK
+    out = capsys.readouterr().out
+    assert _warmed_groups(out) == list(warmup.NODE_GROUPS) + ['mesh checks']
+    assert f'cache: {warmup.cache_directory()}' in out
+
+
+def test_warmup_all_in_two_processes(capsys):
+    assert main(['warmup', '--all', '--jobs', '2']) == EXIT_OK
+    assert _warmed_groups(capsys.readouterr().out) == list(warmup.GROUPS) + ['mesh checks']
+
+
+def test_warmup_of_chosen_groups(capsys):
+    assert main(['warmup', '--group', 'planning', '--group', 'signed_distance']) == EXIT_OK
+    assert _warmed_groups(capsys.readouterr().out) == ['planning', 'signed_distance',
+                                                       'mesh checks']
+
+
+def test_warmup_help_names_every_group(capsys):
+    with pytest.raises(SystemExit):
+        main(['warmup', '--help'])
+    names = re.search(r'\(repeatable\): (.*)', ' '.join(capsys.readouterr().out.split()))
+    listed = re.split(r', | or ', names.group(1).rstrip())
+    assert listed == list(warmup.GROUPS)
+
+
+def test_warmup_rejects_an_unknown_group(capsys):
+    assert main(['warmup', '--group', 'planner']) == EXIT_USAGE
+    assert 'unknown group planner; the groups are pairset, points' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('jobs', ['0', '-2', 'two'])
+def test_warmup_jobs_must_be_a_positive_count(jobs, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(['warmup', '--jobs', jobs])
+    assert exit_info.value.code == EXIT_USAGE
+    assert 'argument --jobs' in capsys.readouterr().err
 
 
 def test_module_entry_point_prints_help():

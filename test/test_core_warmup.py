@@ -20,11 +20,13 @@ copy of the core: in the source tree, with NUMBA_CACHE_DIR, and as a read-only i
 numba falls back to the user's cache folder.
 """
 
+from concurrent.futures import ThreadPoolExecutor
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import time
 
 import gjk_ros.core
 from gjk_ros.core import warmup
@@ -121,12 +123,88 @@ def test_read_only_install_uses_user_cache(tmp_path):
 
 
 def test_warm_up_covers_every_public_entry_point():
-    """The warm-up compiles what the node (PairSet), the planner and signed_distance run."""
+    """The groups compile what the node (PairSet), the planner and signed_distance run."""
     assert set(warmup.GROUPS) == {'pairset', 'signed_distance', 'planning', 'points'}
-    seconds = warmup.warm_up(jobs=1)  # in this process: the suite compiles these anyway
-    assert set(seconds) == set(warmup.GROUPS)
+    seconds = warmup.warm_up(warmup.GROUPS, jobs=1)  # here: the suite compiles these anyway
+    assert list(seconds) == list(warmup.GROUPS)
+
+
+def test_the_node_groups_leave_out_the_planner_and_the_single_pair_api():
+    assert set(warmup.NODE_GROUPS) == {'pairset', 'points'}
+    assert warmup.GROUPS[:len(warmup.NODE_GROUPS)] == warmup.NODE_GROUPS  # compiled first
 
 
 @pytest.mark.parametrize('name', ['pairset', 'signed_distance', 'planning', 'points'])
 def test_warm_up_group_runs_the_public_api(name):
     assert warmup.warm_up_group(name) >= 0.0
+
+
+def test_unknown_groups_are_named_in_the_error():
+    with pytest.raises(ValueError, match=r"unknown \['planner'\]"):
+        warmup.warm_up(['pairset', 'planner'])
+
+
+def _extra_warm_up():
+    """Stand in for a warm-up of another layer (run in a pool process)."""
+    return 0.25
+
+
+def test_groups_and_extra_warm_ups_run_in_parallel_processes():
+    seconds = warmup.warm_up(['points', 'pairset'], jobs=2, extra={'extra': _extra_warm_up})
+    assert list(seconds) == ['pairset', 'points', 'extra']  # GROUPS order, then the extras
+    assert seconds['extra'] == pytest.approx(0.0, abs=0.2)  # timed around the call, not 0.25
+    assert all(value >= 0.0 for value in seconds.values())
+
+
+def test_a_group_waits_for_the_group_whose_kernels_it_calls():
+    """The planning group starts after pairset ends; another uses the free process meanwhile."""
+    events = []
+
+    def task(name, seconds):
+        def run():
+            events.append(('start', name))
+            time.sleep(seconds)
+            events.append(('end', name))
+        return run
+
+    tasks = {'pairset': task('pairset', 0.3), 'points': task('points', 0.05),
+             'planning': task('planning', 0.05), 'signed_distance': task('signed_distance', 0.1)}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        seconds = warmup._run_in_order(pool, 2, tasks)
+    assert set(seconds) == set(tasks)
+    assert events.index(('start', 'planning')) > events.index(('end', 'pairset'))
+    assert events.index(('start', 'signed_distance')) < events.index(('end', 'pairset'))
+
+
+# The node's cycle, in a fresh interpreter: after warm_up_group('pairset') the first cycle of a
+# node-sized layout must find every kernel it calls compiled (no signature added).
+NODE_CYCLE = """
+import numpy as np
+from gjk_ros.core import bodypairs, distance, pairset, rigid, warmup
+from gjk_ros.core.polytope import ConvexPolytope
+from gjk_ros.ros.pairs import InputState
+kernels = (pairset._update_pairs, bodypairs.reduce_pairs, rigid._valid_poses,
+           distance.first_invalid_pose)
+warmup.warm_up_group('pairset')
+before = [len(kernel.signatures) for kernel in kernels]
+pieces = [ConvexPolytope.box([0.2, 0.1, 0.3]), ConvexPolytope.cylinder(0.1, 0.4),
+          ConvexPolytope.from_points(np.random.default_rng(1).normal(size=(40, 3))),
+          ConvexPolytope.sphere(0.2)]
+engine = bodypairs.BodyPairs(pieces, [[(0, 2), (1, 2)], [(0, 3), (1, 3)]], [0.01, 0.01],
+                             [0.0, 0.05])
+poses = np.tile(np.eye(4), (4, 1, 1))
+poses[:, 0, 3] = [0.0, 0.3, 1.0, -1.0]
+inputs = np.array([InputState.OK, InputState.OK, InputState.STALE, InputState.OK])
+pair_inputs = np.maximum(inputs[engine.piece_pairs[:, 0]], inputs[engine.piece_pairs[:, 1]])
+rigid.valid_pose_mask(poses)
+engine.update(poses, pair_inputs == InputState.OK, 2.0)
+print([len(kernel.signatures) for kernel in kernels] == before)
+"""
+
+
+def test_the_node_cycle_compiles_nothing_after_the_pairset_group():
+    pytest.importorskip('gjk_ros.ros.pairs')
+    result = subprocess.run([sys.executable, '-c', NODE_CYCLE], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ['True']

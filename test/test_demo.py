@@ -21,14 +21,18 @@ timeout) and reads what it printed and the two pictures it wrote. The scene pict
 from received ``~/markers``; its renderer is also tested on synthetic markers.
 """
 
+import io
 import math
 import os
 import re
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ElementTree
 
-from gjk_ros.demo.monitor import contact_label, format_table, PairHistory, plot_history
+from gjk_ros.cli import build_parser
+from gjk_ros.demo.monitor import contact_label, DemoOptions, format_table, LatestCycle, \
+    PairHistory, plot_history, watch
 from gjk_ros.ros.records import DistanceRecord, PairStatus
 import numpy
 import pytest
@@ -92,6 +96,38 @@ def test_demo_prints_distances_and_writes_a_plot(ros_env, tmp_path):
     assert scene and scene.group(2) == str(tmp_path / 'gjk_demo_scene.png'), result.stdout
     assert int(scene.group(1)) >= 1  # at least the witness segments
     _assert_valid_png(tmp_path / 'gjk_demo_scene.png')
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+def test_demo_with_every_option_at_a_value_a_user_picks(ros_env, ros_domain_id, tmp_path):
+    """Obstacles as MoveIt collision objects, a domain of the user's, tables every 12 s."""
+    pytest.importorskip('moveit_msgs.msg')
+    pytest.importorskip('matplotlib')
+    plot, scene_plot = tmp_path / 'plots' / 'distances.png', tmp_path / 'pictures' / 'scene.png'
+    plot.parent.mkdir()
+    scene_plot.parent.mkdir()
+    result = subprocess.run(
+        [sys.executable, '-m', 'gjk_ros.cli', 'demo', '--duration', '14', '--interval', '12',
+         '--rate-hz', '20', '--domain-id', str(ros_domain_id), '--startup-timeout', '300',
+         '--plot', str(plot), '--scene-plot', str(scene_plot), '--log-dir',
+         str(tmp_path / 'logs'), '--collision-objects'],
+        env=ros_env, cwd=tmp_path, capture_output=True, text=True, timeout=DEMO_TIMEOUT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f'ROS_DOMAIN_ID={ros_domain_id},' in result.stdout
+    # A table at the start, one 12 s of data later, the last at 14 s: an interval longer than
+    # the demo's data timeout is a slow refresh, not a stall.
+    times = [float(t) for t in re.findall(r'^t = *([\d.]+) s', result.stdout, re.M)]
+    assert len(times) == 3 and times[1] >= 12.0 and times[2] >= 14.0, result.stdout
+    summary = {(m.group(1), m.group(2)) for m in filter(None, (
+        SUMMARY_ROW.match(line) for line in result.stdout.splitlines()))}
+    assert summary == _expected_pairs(), result.stdout
+    _assert_valid_png(plot)
+    _assert_valid_png(scene_plot)
+    assert f'written to {scene_plot}' in result.stdout
+    scene_log = (tmp_path / 'logs' / 'scene.log').read_text()
+    assert 'at 20 Hz' in scene_log
+    assert (tmp_path / 'logs' / 'node.log').stat().st_size > 0
 
 
 def _assert_valid_png(path):
@@ -158,3 +194,129 @@ def test_scene_quaternions_match_their_rotation_matrices():
         numpy.testing.assert_allclose(rotation, rpy_to_matrix(rpy), atol=1e-12)
         quaternion = matrix_to_quaternion(rotation)
         numpy.testing.assert_allclose(quaternion_to_matrix(quaternion), rotation, atol=1e-12)
+
+
+class ScriptedExecutor:
+    """
+    Stands in for the monitor's executor: every spin delivers the next cycle of a scene.
+
+    Each spin takes ``pause`` seconds of real time and advances the data clock by ``step``
+    seconds, until ``stall_at``, from where the node keeps publishing cycles with the same
+    (old) stamp, as it does when the scene stops.
+    """
+
+    def __init__(self, cycle, step=0.5, stall_at=math.inf, pause=0.01, silent=False):
+        self.cycle, self.step, self.stall_at, self.pause = cycle, step, stall_at, pause
+        self.silent = silent
+        self.stamp = 1000.0
+
+    def spin_once(self, timeout_sec):
+        time.sleep(self.pause)
+        if self.silent:
+            return
+        self.cycle.add([_record('l', 'o/0', 0.1)], self.stamp, time.monotonic())
+        if self.stamp - 1000.0 < self.stall_at:
+            self.stamp += self.step
+
+
+class RecordingPrinter:
+    """A TablePrinter that keeps the data time of every table it was shown."""
+
+    default_interval = 2.0
+
+    def __init__(self):
+        self.times = []
+
+    def show(self, lines):
+        self.times.append(float(re.match(r't = *([\d.]+) s', lines[0]).group(1)))
+
+
+class ExitedProcess:
+    """A child process that has exited."""
+
+    returncode = 3
+
+    def poll(self):
+        return self.returncode
+
+
+def _watch(tmp_path, executor_options, children=None, data_timeout=0.2, **options):
+    cycle, out, printer = LatestCycle(time.monotonic()), io.StringIO(), RecordingPrinter()
+    logs = {'node': tmp_path / 'node.log'}
+    logs['node'].write_text('last node line\n')
+    status = watch(ScriptedExecutor(cycle, **executor_options), cycle, printer,
+                   DemoOptions(**options), children or {}, logs, out, data_timeout=data_timeout)
+    return status, printer.times, out.getvalue()
+
+
+def test_a_table_interval_longer_than_the_data_timeout_is_only_a_slow_refresh(tmp_path):
+    # 15 s of data take 0.3 s here, longer than the 0.2 s data timeout: the wait for the next
+    # table is no stall while cycles keep coming (gjk-ros demo --interval 15).
+    status, times, out = _watch(tmp_path, {}, interval=15.0, duration=20.0)
+    assert status == 0, out
+    assert [round(t) for t in times] == [0, 15, 20]  # the first, one interval on, the end
+
+
+def test_the_last_table_is_shown_at_the_duration(tmp_path):
+    status, times, _ = _watch(tmp_path, {'step': 1.0}, interval=3.0, duration=7.5)
+    assert status == 0
+    assert times == [0.0, 3.0, 6.0, 8.0]
+
+
+def test_distances_that_stop_moving_end_the_run_with_the_node_log(tmp_path):
+    status, times, out = _watch(tmp_path, {'stall_at': 5.0}, interval=2.0, duration=20.0)
+    assert status == 1
+    assert times == [0.0, 2.0, 4.0]
+    assert 'no new distances from /gjk_distance within 0.2 s' in out
+    assert 'last node line' in out
+
+
+def test_no_first_distances_within_the_startup_timeout(tmp_path):
+    started = time.monotonic()
+    status, times, out = _watch(tmp_path, {'silent': True}, startup_timeout=0.3)
+    assert status == 1 and times == []
+    assert 'no new distances from /gjk_distance within 0.3 s' in out
+    assert time.monotonic() - started >= 0.3
+
+
+def test_a_child_that_exits_ends_the_run_naming_it(tmp_path):
+    status, _, out = _watch(tmp_path, {'silent': True}, children={'node': ExitedProcess()})
+    assert status == 1
+    assert 'the node process exited with code 3' in out and 'last node line' in out
+
+
+@pytest.mark.parametrize('argv', [
+    ['--duration', '0'], ['--duration', 'inf'], ['--interval', '-1'], ['--interval', 'nan'],
+    ['--startup-timeout', '0'], ['--rate-hz', '0'], ['--rate-hz', '5000'],
+    ['--domain-id', '-1'], ['--domain-id', '233'], ['--domain-id', 'seven'],
+])
+def test_demo_options_out_of_range_are_usage_errors(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args(['demo'] + argv)
+    assert exit_info.value.code == 2
+    assert f'argument {argv[0]}' in capsys.readouterr().err
+
+
+def test_demo_options_at_values_a_user_picks():
+    options = build_parser().parse_args([
+        'demo', '--duration', '60', '--interval', '15', '--plot', 'run/d.png',
+        '--scene-plot', 'run/s.png', '--domain-id', '42', '--rate-hz', '100',
+        '--startup-timeout', '300', '--log-dir', 'run/logs', '--collision-objects'])
+    assert (options.duration, options.interval, options.domain_id, options.rate_hz,
+            options.startup_timeout) == (60.0, 15.0, 42, 100.0, 300.0)
+    assert (options.plot, options.scene_plot, options.log_dir) == ('run/d.png', 'run/s.png',
+                                                                   'run/logs')
+    assert options.collision_objects
+
+
+def test_collision_objects_without_moveit_msgs_say_what_is_missing(monkeypatch):
+    import importlib.util
+
+    from gjk_ros.demo import monitor
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, 'find_spec', lambda name, *args: None
+                        if name == 'moveit_msgs' else real_find_spec(name, *args))
+    out = io.StringIO()
+    assert monitor.run_demo(DemoOptions(collision_objects=True), out) == 1
+    assert '--collision-objects needs the moveit_msgs messages' in out.getvalue()

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The installed layout that ROS tools rely on, and the layering rule of the package.
+The installed layout that ROS tools rely on, the layering rule of the package, and the lock.
 
 The install prefix is found the way ROS finds it (the ament index on AMENT_PREFIX_PATH), so the
 same tests hold for the embedded venv (make install) and for a colcon install.
@@ -23,6 +23,7 @@ same tests hold for the embedded venv (make install) and for a colcon install.
 import ast
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -188,3 +189,95 @@ def test_every_module_folder_is_an_installed_package():
                for path in (REPO_ROOT / PACKAGE).rglob('*.py')
                if '__pycache__' not in path.parts}
     assert folders <= found, f'add __init__.py to {sorted(folders - found)}'
+
+
+# --- the lock (tools/lock.py, requirements.lock) -------------------------------------------------
+
+LOCK = REPO_ROOT / 'requirements.lock'
+LOCKED_FROM = [REPO_ROOT / name for name in ('requirements.txt', 'requirements-ros.txt',
+                                             'tools/requirements-tf2-build.txt')]
+
+
+@pytest.fixture(scope='module')
+def lock_tool():
+    sys.path.insert(0, str(REPO_ROOT / 'tools'))
+    try:
+        import lock
+        yield lock
+    finally:
+        sys.path.remove(str(REPO_ROOT / 'tools'))
+
+
+def requirement_names(path):
+    """Names of the requirements a requirement file lists (comments, extras, ranges removed)."""
+    names = set()
+    for line in path.read_text(encoding='utf-8').splitlines():
+        line = line.split('#')[0].strip()
+        if line:
+            names.add(re.split(r'[\[<>=!~; ]', line)[0])
+    return names
+
+
+def test_the_lock_was_made_from_the_requirement_files(lock_tool):
+    """Edit a requirement file, then run `make lock`: make venv refuses a stale lock."""
+    assert lock_tool.main(['check', str(LOCK)] + [str(path) for path in LOCKED_FROM]) == 0
+
+
+def test_the_lock_pins_every_requirement_with_a_hash(lock_tool):
+    locked = lock_tool.locked_versions(LOCK)
+    wanted = {lock_tool.canonical_name(name) for path in LOCKED_FROM
+              for name in requirement_names(path)}
+    assert wanted <= set(locked), sorted(wanted - set(locked))
+    entries = re.findall(r'^(\S+)==(\S+) \\\n    --hash=sha256:([0-9a-f]{64})', LOCK.read_text(),
+                         re.M)
+    assert len(entries) == len(locked)  # every pin has its hash line
+
+
+def test_package_metadata_keeps_loose_ranges():
+    """A ROS install resolves package.xml and setup.py: exact pins belong in the lock only."""
+    setup = (REPO_ROOT / 'setup.py').read_text(encoding='utf-8')
+    assert '==' not in setup
+    assert ' version_eq=' not in (REPO_ROOT / 'package.xml').read_text(encoding='utf-8')
+
+
+def test_a_changed_requirement_file_makes_the_lock_stale(lock_tool, tmp_path, capsys):
+    requirements = tmp_path / 'requirements.txt'
+    requirements.write_text('numpy>=1.26\n')
+    report = {'pip_version': '23.2.1', 'environment': {}, 'install': [
+        {'metadata': {'name': 'NumPy', 'version': '2.4.6'}, 'requested': True,
+         'download_info': {'url': 'file:///wheels/numpy.whl',
+                           'archive_info': {'hashes': {'sha256': 'a' * 64}}}}]}
+    text = lock_tool.lock_text(lock_tool.pins(report), [requirements],
+                               lock_tool.inputs_digest([requirements]), report)
+    lock = tmp_path / 'requirements.lock'
+    lock.write_text(text)
+    assert lock_tool.locked_versions(lock) == {'numpy': '2.4.6'}
+    assert f'numpy==2.4.6 \\\n    --hash=sha256:{"a" * 64}  # requested' in text
+    assert lock_tool.main(['check', str(lock), str(requirements)]) == 0
+    requirements.write_text('numpy>=2\n')
+    assert lock_tool.main(['check', str(lock), str(requirements)]) == 1
+    assert 'run `make lock`' in capsys.readouterr().err
+
+
+def test_a_subset_of_the_lock_is_a_lock_of_its_own(lock_tool, capsys):
+    """The Makefile installs the kernel packages first from such a subset (hash-checking)."""
+    assert lock_tool.main(['subset', str(LOCK), 'NumPy', 'numba']) == 0
+    text = capsys.readouterr().out
+    pins = lock_tool.lock_entries(LOCK)
+    assert text == '\n'.join(pins['numpy'] + pins['numba']).replace('  # requested', '') + '\n'
+    assert lock_tool.main(['subset', str(LOCK), 'not-a-locked-package']) == 1
+    assert 'does not pin not-a-locked-package' in capsys.readouterr().err
+
+
+def test_an_archive_without_a_hash_cannot_be_locked(lock_tool):
+    report = {'install': [{'metadata': {'name': 'local', 'version': '1.0'},
+                           'download_info': {'url': 'file:///src/local', 'dir_info': {}}}]}
+    with pytest.raises(ValueError, match='local 1.0: .* no sha256'):
+        lock_tool.pins(report)
+
+
+def test_drift_lists_versions_that_differ_from_the_lock(lock_tool):
+    locked = {'numpy': '2.4.6', 'pyyaml': '6.0.3', 'scipy': '1.17.1'}
+    installed = {'numpy': '2.4.6', 'pyyaml': '6.0.4'}
+    assert lock_tool.drift(locked, installed) == ['pyyaml: locked 6.0.3, installed 6.0.4',
+                                                  'scipy: locked 1.17.1, not installed']

@@ -13,19 +13,30 @@
 # limitations under the License.
 
 """
-Compile every kernel of the core ahead of use, so that no process waits for numba.
+Compile the core's kernels ahead of use, each group where it is needed, in parallel processes.
 
 The core's kernels are compiled on first use and cached (``cache=True``); the first,
-uncached compilation takes a minute or more, because the tracked hot path is inlined. Running
-``gjk-ros warmup`` once after an install (``make install`` does; a colcon user runs ``ros2 run
-gjk_ros gjk-ros warmup`` after ``colcon build``) fills the cache
-with every specialisation that ``PairSet`` (the node, the planner) and ``signed_distance``
-use: later processes only load it.
+uncached compilation of the tracked query takes most of a minute, because its hot path is
+inlined. The kernels come in groups by who runs them, so that nobody waits for kernels it
+never calls:
 
-The entry points are compiled in separate processes, one per core, because a numba
-compilation is single-threaded and holds the GIL. Each runs the public API on a few bodies, so
-the argument types are exactly those of a real call; a new argument type would be a new
-specialisation, compiled on first use again.
+- ``pairset``: the node's cycle (``BodyPairs.update`` with an input mask: ``PairSet.update``
+  and the body-pair reduction) and the pose check of its frames;
+- ``points``: the observation sources' point kernels (clouds and scans);
+- ``planning``: the planner's chain, collision checks and sequences;
+- ``signed_distance``: the single-pair API.
+
+``NODE_GROUPS`` are what the node runs. ``gjk-ros warmup`` compiles them once after an install
+(``make install`` does; a colcon user runs ``ros2 run gjk_ros gjk-ros warmup`` after ``colcon
+build``), ``gjk-ros warmup --all`` every group; later processes only load them. Each group runs
+the public API on a few bodies, so the argument types are exactly those of a real call; a new
+argument type would be a new specialisation, compiled on first use again.
+
+The groups are compiled in separate processes, one per core, because a numba compilation is
+single-threaded and holds the GIL. Where a group calls another group's kernels that are not
+inlined (the planner's sequences call the node's ``PairSet.update`` kernel), it starts only
+once that group is compiled, and loads them from the cache instead of compiling them again;
+other groups fill the cores meanwhile.
 
 Where the cache goes: numba writes it next to the sources (``gjk_ros/core/__pycache__``) when
 that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user's cache
@@ -33,17 +44,20 @@ that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user
 as that user (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
 """
 
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 import os
 import time
 
 import numpy as np
 
-__all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'cache_directory']
+__all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'NODE_GROUPS', 'cache_directory']
 
-# Entry points compiled together share their non-inlined callees (update_sequence calls
-# update's kernel), so they stay in one process.
-GROUPS = ('pairset', 'signed_distance', 'planning', 'points')
+# Every group, in the order they are handed to the worker processes: the node's first.
+GROUPS = ('pairset', 'points', 'planning', 'signed_distance')
+# The groups the distance node runs.
+NODE_GROUPS = ('pairset', 'points')
+# A group that calls another group's non-inlined kernels, and that group.
+_AFTER = {'planning': 'pairset'}
 
 
 def _bodies():
@@ -60,14 +74,15 @@ def _poses(count, spacing):
 
 
 def _warm_pairset():
-    """Compile PairSet.update (with and without a mask) and PairSet.update_sequence."""
-    from .pairset import PairSet
+    """Compile the node's cycle: BodyPairs.update with an input mask, and the pose check."""
+    from .bodypairs import BodyPairs
+    from .rigid import valid_pose_mask
     bodies = _bodies()
-    pairs = PairSet(bodies, [[0, 1], [1, 2], [0, 2]])
+    engine = BodyPairs(bodies, [[(0, 2)], [(1, 2)], [(0, 1)]], [0.0, 0.01, 0.0],
+                       [0.0, 0.0, 0.0])
     poses = _poses(len(bodies), 0.15)
-    pairs.update(poses)
-    pairs.update(poses, active=np.array([True, False, True]), max_distance=1.0)
-    pairs.update_sequence(np.stack([poses, _poses(len(bodies), 0.3)]))
+    valid_pose_mask(poses)
+    engine.update(poses, np.array([True, False, True]), max_distance=1.0)
 
 
 def _warm_signed_distance():
@@ -83,15 +98,14 @@ def _warm_signed_distance():
 
 
 def _warm_planning():
-    """Compile the chain FK, the body-pair reduction and the collision checks (planners)."""
+    """Compile the chain FK, the collision checks and the planner's sequences."""
     from .bodypairs import BodyPairs
     from .chain import chain_forward, place_sequence
     from .collision import check_arrays, configurations_hit, segment_hit
+    from .pairset import PairSet
     bodies = _bodies()
     engine = BodyPairs(bodies, [[(0, 2)], [(1, 2)]], [0.0, 0.01], [0.0, 0.0])
     poses = _poses(len(bodies), 0.3)
-    engine.update(poses, max_distance=1.0)
-    engine.update_sequence(poses[None], engine.answer_arrays(1))
     # A one-joint chain moving bodies 0 and 1, body 2 an obstacle: the real calls' types.
     chain = (np.array([[0, 1, 0, 0]], np.int64), np.eye(4)[None].copy(),
              np.array([[0.0, 0.0, 1.0]]), np.array([[1.0, 0.0]]))
@@ -108,6 +122,10 @@ def _warm_planning():
                        arrays.hit_buffer(2), arrays.stats)
     segment_hit(qs[0], qs[1], chain, placement, work, *arrays.segment_arguments(
         np.ones((2, 1))), 0.0, 1e-4, arrays.stats)
+    # These call the node's PairSet.update kernel, which the pairset group compiles (_AFTER).
+    engine.update(poses, max_distance=1.0)
+    engine.update_sequence(poses[None], engine.answer_arrays(1))
+    PairSet(bodies, [[0, 1], [1, 2]]).update_sequence(np.stack([poses, poses]))
 
 
 def _warm_points():
@@ -141,7 +159,7 @@ _WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,
 
 def warm_up_group(name):
     """
-    Compile (or load from the cache) the kernels of one entry point group in this process.
+    Compile (or load from the cache) the kernels of one group in this process.
 
     Returns the seconds it took.
     """
@@ -150,29 +168,68 @@ def warm_up_group(name):
     return time.perf_counter() - started
 
 
-def warm_up(jobs=None):
+def warm_up(groups=NODE_GROUPS, jobs=None, extra=None):
     """
-    Compile every kernel the node, PairSet and signed_distance use, into numba's cache.
+    Compile the kernels of ``groups`` into numba's cache, in parallel processes.
 
     Parameters
     ----------
+    groups : sequence of str
+        Names from ``GROUPS`` (default: the node's, ``NODE_GROUPS``); compiled in the order of
+        ``GROUPS``.
     jobs : int, optional
         Processes to compile in (default: one per core, at most one per group). 1 compiles in
         this process, which then needs no compilation later either.
+    extra : dict of str to callable, optional
+        More warm-ups to run alongside, by name: module-level functions (a process pool must
+        be able to pickle them) that take no argument and return their seconds (the mesh
+        checks of ``gjk_ros.models``, which this layer cannot import).
 
     Returns
     -------
     dict
-        Seconds per group.
+        Seconds per group, then per ``extra`` name.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a group.
 
     """
+    unknown = sorted(set(groups) - set(GROUPS))
+    if unknown:
+        raise ValueError(f'groups: unknown {unknown}; the groups are {list(GROUPS)}')
+    tasks = {name: _WARMERS[name] for name in GROUPS if name in groups}
+    tasks.update(extra or {})
     if jobs is None:
-        jobs = min(len(GROUPS), os.cpu_count() or 1)
-    if jobs <= 1:
-        return {name: warm_up_group(name) for name in GROUPS}
+        jobs = min(len(tasks), os.cpu_count() or 1)
+    if jobs <= 1 or len(tasks) <= 1:
+        return {name: _timed(task) for name, task in tasks.items()}
     # Separate processes: numba compiles on one thread and holds the GIL while doing it.
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return dict(zip(GROUPS, pool.map(warm_up_group, GROUPS)))
+        seconds = _run_in_order(pool, jobs, tasks)
+    return {name: seconds[name] for name in tasks}
+
+
+def _run_in_order(pool, jobs, tasks):
+    """Run ``tasks`` (name to function) on ``jobs`` processes, each after its ``_AFTER``."""
+    waiting, running, seconds = list(tasks), {}, {}
+    while waiting or running:
+        for name in list(waiting):
+            blocked = _AFTER.get(name) in set(waiting) | set(running.values())
+            if len(running) < jobs and not blocked:
+                running[pool.submit(_timed, tasks[name])] = name
+                waiting.remove(name)
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            seconds[running.pop(future)] = future.result()
+    return seconds
+
+
+def _timed(task):
+    started = time.perf_counter()
+    task()
+    return time.perf_counter() - started
 
 
 def cache_directory():

@@ -25,6 +25,7 @@ and tested without ROS.
 """
 
 from dataclasses import dataclass, field
+import importlib.util
 import math
 import os
 import signal
@@ -42,7 +43,9 @@ NEAR_DISTANCE = 0.05
 NODE_NAME = 'gjk_distance'
 # How long a child gets to exit after SIGINT, then after SIGTERM, before SIGKILL (s).
 STOP_GRACE = (5.0, 2.0)
-# Once running, a gap this long (s) without distances means the node or the scene is stuck.
+# Once running, this long (s) without a newer cycle of distances means the node or the scene
+# is stuck. It counts from the last new cycle, not from the last table: a table interval longer
+# than this is only a slow refresh.
 DATA_TIMEOUT = 10.0
 # Domain ids the demo may pick by itself (those of the test suite's locks, see conftest.py).
 DEMO_DOMAIN_IDS = range(1, 101)
@@ -437,22 +440,60 @@ class SceneSnapshot:
             self._wanted = False
 
 
+class LatestCycle:
+    """
+    The newest cycle of ``~/distances`` the monitor received, on the data's own clock.
+
+    The node stamps a cycle with the oldest datum it rests on, so ``elapsed`` (the latest
+    stamp minus the first) moves on only while the scene keeps publishing; ``progressed_at``
+    is when (monotonic seconds) it last did. A stalled scene or node is noticed from it.
+
+    Attributes
+    ----------
+    records : list of DistanceRecord or None
+        The latest cycle's records (None before the first).
+    min_distance : float or None
+        The fail-safe minimum of the same cycle, rebuilt from its records.
+    elapsed : float
+        Seconds of data time since the first cycle.
+    progressed_at : float
+        Monotonic time of the last cycle with a newer stamp (of the start before the first).
+
+    """
+
+    def __init__(self, now):
+        self.records = None
+        self.min_distance = None
+        self.elapsed = 0.0
+        self.progressed_at = now
+        self._first_stamp = None
+
+    def add(self, records, stamp, now):
+        """Take a cycle's records, stamped ``stamp`` (s of ROS time), received at ``now``."""
+        from gjk_ros.ros.records import fail_safe_minimum
+
+        if self._first_stamp is None:
+            self._first_stamp = stamp
+        elapsed = stamp - self._first_stamp
+        if self.records is None or elapsed > self.elapsed:
+            self.progressed_at = now
+        self.elapsed = elapsed
+        self.records = records
+        self.min_distance = fail_safe_minimum(records, max_distance=math.inf)
+
+
 def _make_monitor(history, snapshot):
     """Create the monitor node (rclpy must be initialised)."""
     from gjk_ros.ros.listener import DistanceListener, STREAM_QOS
-    from gjk_ros.ros.records import fail_safe_minimum
     from rclpy.node import Node
     from visualization_msgs.msg import MarkerArray
 
     class DemoMonitor(Node):
-        """Keep the latest records, the history of every pair and the scene snapshot."""
+        """Keep the latest cycle, the history of every pair and the scene snapshot."""
 
         def __init__(self):
             super().__init__('gjk_demo_monitor')
-            self.latest = None
-            self.min_distance = None
-            self.first_stamp = None
-            self.elapsed = 0.0
+            self.cycle = LatestCycle(time.monotonic())
             self.listener = DistanceListener(self, self._on_records, f'/{NODE_NAME}')
             self.create_subscription(MarkerArray, f'/{NODE_NAME}/markers', self._on_markers,
                                      STREAM_QOS)
@@ -465,15 +506,10 @@ def _make_monitor(history, snapshot):
                 # No bodies yet, or a body newer than our names message (its update is on
                 # the way): nothing to show.
                 return
-            stamp = header.stamp.sec + 1e-9 * header.stamp.nanosec
-            if self.first_stamp is None:
-                self.first_stamp = stamp
-            self.elapsed = stamp - self.first_stamp
-            self.latest = records
-            # The minimum of the same cycle as the table, rebuilt from its records.
-            self.min_distance = fail_safe_minimum(records, max_distance=math.inf)
-            history.add(self.elapsed, records)
-            snapshot.on_records(records, self.elapsed)
+            self.cycle.add(records, header.stamp.sec + 1e-9 * header.stamp.nanosec,
+                           time.monotonic())
+            history.add(self.cycle.elapsed, records)
+            snapshot.on_records(records, self.cycle.elapsed)
 
     return DemoMonitor()
 
@@ -537,6 +573,10 @@ def run_demo(options, out=None):
 
     """
     out = sys.stdout if out is None else out
+    if options.collision_objects and importlib.util.find_spec('moveit_msgs') is None:
+        print('--collision-objects needs the moveit_msgs messages, which are not installed '
+              '(make venv builds them)', file=out, flush=True)
+        return 1
     domain_lock = None
     if options.domain_id is None:
         domain_id, domain_lock = hold_free_domain()
@@ -618,28 +658,67 @@ def _monitor(options, history, snapshot, children, logs, out):
         monitor = _make_monitor(history, snapshot)
         executor = SingleThreadedExecutor()
         executor.add_node(monitor)
-        printer = TablePrinter(out)
-        interval = options.interval or printer.default_interval
-        print('waiting for the gjk_distance node (its first start compiles the geometry '
-              'kernels, which can take a minute)...', file=out, flush=True)
-        if not _spin_until(executor, lambda: monitor.latest is not None,
-                           options.startup_timeout, children, logs, out):
-            return 1
-        next_print = 0.0
-        while monitor.elapsed < options.duration:
-            if not _spin_until(executor, lambda: monitor.elapsed >= next_print,
-                               DATA_TIMEOUT, children, logs, out):
-                return 1
-            printer.show(format_table(monitor.latest, monitor.elapsed, monitor.min_distance))
-            next_print = monitor.elapsed + interval
-        return 0
+        return watch(executor, monitor.cycle, TablePrinter(out), options, children, logs, out)
     finally:
         rclpy.try_shutdown()
 
 
-def _spin_until(executor, condition, timeout, children, logs, out):
-    """Spin until ``condition()`` holds; False (with a message) on timeout or a dead child."""
-    deadline = time.monotonic() + timeout
+def watch(executor, cycle, printer, options, children, logs, out, data_timeout=DATA_TIMEOUT):
+    """
+    Wait for the first distances, then show tables until ``options.duration`` of data time.
+
+    Parameters
+    ----------
+    executor : rclpy executor
+        Spun (``spin_once``) to receive; the callbacks fill ``cycle``.
+    cycle : LatestCycle
+        The latest distances.
+    printer : TablePrinter
+        Shows the tables: the first at once, one every ``options.interval`` of data time,
+        the last at ``options.duration``.
+    options : DemoOptions
+        ``startup_timeout``, ``interval``, ``duration``.
+    children : dict of str to subprocess.Popen
+        Processes whose death ends the run.
+    logs : dict of str to str
+        Each child's log file, whose tail a failure message shows.
+    out : file
+        Where messages go.
+    data_timeout : float
+        Seconds without a newer cycle after which the node or the scene counts as stuck.
+
+    Returns
+    -------
+    int
+        0 after the last table, 1 when the distances did not come or stopped.
+
+    """
+    interval = options.interval or printer.default_interval
+    print('waiting for the first distances from the gjk_distance node (a minute longer when '
+          'gjk-ros warmup has not compiled its kernels)...', file=out, flush=True)
+    started = time.monotonic()
+    if not _spin_until(executor, lambda: cycle.records is not None, options.startup_timeout,
+                       lambda: started, children, logs, out):
+        return 1
+    next_table = 0.0
+    while True:
+        target = min(next_table, options.duration)
+        if not _spin_until(executor, lambda: cycle.elapsed >= target, data_timeout,
+                           lambda: cycle.progressed_at, children, logs, out):
+            return 1
+        printer.show(format_table(cycle.records, cycle.elapsed, cycle.min_distance))
+        if cycle.elapsed >= options.duration:
+            return 0
+        next_table = cycle.elapsed + interval
+
+
+def _spin_until(executor, condition, timeout, since, children, logs, out):
+    """
+    Spin until ``condition()`` holds; False (with a message) on a timeout or a dead child.
+
+    The wait fails ``timeout`` seconds after ``since()`` (monotonic), which is asked again on
+    every turn, so that the deadline moves on while data keeps coming.
+    """
     while not condition():
         for name, process in children.items():
             if process.poll() is not None:
@@ -647,8 +726,8 @@ def _spin_until(executor, condition, timeout, children, logs, out):
                       f'last lines of {logs[name]}:\n{log_tail(logs[name])}', file=out,
                       flush=True)
                 return False
-        if time.monotonic() > deadline:
-            print(f'no distances from /{NODE_NAME} within {timeout:g} s; node log tail:\n'
+        if time.monotonic() > since() + timeout:
+            print(f'no new distances from /{NODE_NAME} within {timeout:g} s; node log tail:\n'
                   f"{log_tail(logs['node'])}", file=out, flush=True)
             return False
         executor.spin_once(timeout_sec=0.05)
