@@ -40,20 +40,22 @@ ALIAS_BOMB = 'a: &a [x, x, x, x, x, x, x, x, x]\n' + ''.join(
     (' ' * (1024 * 1024 + 1), 'more than the limit'),
 ], ids=['brackets', 'braces', 'indentation', 'aliases', 'nodes', 'size'])
 def test_hostile_parameter_text_is_rejected_quickly(text, words):
-    started = time.perf_counter()
+    # Processor time of this process, not wall time: other test workers on the machine do not
+    # count, and an expanded alias bomb or a quadratic scan would cost minutes, not seconds.
+    started = time.process_time()
     with pytest.raises(ValueError, match=words):
         parse_body_descriptions(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 2.0
     assert words in validate_parameter('static_obstacles', text)
 
 
-def test_a_malformed_megabyte_is_rejected_in_well_under_a_second():
+def test_a_malformed_megabyte_is_rejected_in_seconds_at_most():
     text = '[' + ', '.join([f'{SECRET}{index:07d}' for index in range(40_000)]) + ', {{ : ]'
     assert 0.9e6 < len(text) < 1024 * 1024
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(ValueError) as caught:
         parse_body_descriptions(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 2.0
     assert 'line 1, column' in str(caught.value) and SECRET not in str(caught.value)
 
 

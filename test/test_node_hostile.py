@@ -130,7 +130,7 @@ def test_too_many_markers_in_one_message_is_rejected_by_topic(scene, node):
 
 
 @pytest.mark.parametrize('text, reason', [
-    ('[' * 5000 + ']' * 5000, 'nest'),
+    ('[' * 5000 + ']' * 5000, 'nested deeper than 32'),
     ('a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n'
      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n'
      'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n'

@@ -24,7 +24,8 @@ never calls:
   and the body-pair reduction) and the pose check of its frames;
 - ``points``: the observation sources' point kernels (clouds and scans);
 - ``planning``: the planner's chain, collision checks and sequences;
-- ``signed_distance``: the single-pair API.
+- ``signed_distance``: the single-pair API;
+- ``swept``: swept distances between two samples (``core.swept``, ``core.interpolation``).
 
 ``NODE_GROUPS`` are what the node runs. ``gjk-ros warmup`` compiles them once after an install
 (``make install`` does; a colcon user runs ``ros2 run gjk_ros gjk-ros warmup`` after ``colcon
@@ -53,11 +54,11 @@ import numpy as np
 __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'NODE_GROUPS', 'cache_directory']
 
 # Every group, in the order they are handed to the worker processes: the node's first.
-GROUPS = ('pairset', 'points', 'planning', 'signed_distance')
+GROUPS = ('pairset', 'points', 'planning', 'signed_distance', 'swept')
 # The groups the distance node runs.
 NODE_GROUPS = ('pairset', 'points')
 # A group that calls another group's non-inlined kernels, and that group.
-_AFTER = {'planning': 'pairset'}
+_AFTER = {'planning': 'pairset', 'swept': 'pairset'}
 
 
 def _bodies():
@@ -153,7 +154,27 @@ def _warm_points():
         grid.kept()
 
 
-_WARMERS = {'pairset': _warm_pairset, 'signed_distance': _warm_signed_distance,
+def _warm_swept():
+    """Compile the swept distances: frame motion, sphere bounds and the sweep, from end rows."""
+    from .bodypairs import BodyPairs
+    from .interpolation import FrameMotion
+    from .swept import pair_rows, SweptPairs
+    bodies = _bodies()
+    engine = BodyPairs(bodies, [[(0, 2)], [(1, 2)]], [0.0, 0.01], [0.0, 0.0])
+    start_poses, end_poses = _poses(len(bodies), 0.15), _poses(len(bodies), 0.12)
+    end_poses[0, :3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    swept = SweptPairs.from_engine(engine, np.arange(len(bodies)))
+    motion = FrameMotion(start_poses, end_poses)
+    motion.poses(0.5)
+    motion.velocities(0.01)
+    engine.update(start_poses)
+    start = pair_rows(engine.pair_set)
+    engine.update(end_poses)
+    swept.update(motion, start, pair_rows(engine.pair_set))
+    swept.update(motion, max_distance=1.0)
+
+
+_WARMERS = {'pairset': _warm_pairset, 'swept': _warm_swept, 'signed_distance': _warm_signed_distance,
             'planning': _warm_planning, 'points': _warm_points}
 
 
