@@ -159,8 +159,8 @@ $(STAMPS)/install: $(INSTALL_INPUTS) $(STAMPS)/requirements
 	touch $@
 
 # Compile the kernels the node uses into numba's cache now (about a minute on 2 cores), so that
-# the node starts without compiling; redone when a core source changes, which drops the cache
-# (gjk_ros/core/_jit.py). The planner's and signed_distance's kernels compile when first used,
+# the node starts without compiling; redone when a core source changes (the cache is keyed by a
+# digest of the core's sources: gjk_ros/core/_jit.py). The planner's and signed_distance's kernels compile when first used,
 # or all at once with warmup-all (the test suite's prerequisite: its parallel workers would
 # otherwise each compile the same kernels). It runs from the working tree, which the editable
 # install also imports (the same sources, so the same cache), and needs only the kernel

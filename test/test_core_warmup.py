@@ -13,11 +13,11 @@
 # limitations under the License.
 
 """
-Where the compiled kernels are cached, and the stale-cache guard in every such folder.
+Where the compiled kernels are cached, and the kernel groups of the warm-up.
 
-These tests import only ``gjk_ros.core._jit`` in child processes (no kernel is compiled), on a
-copy of the core: in the source tree, with NUMBA_CACHE_DIR, and as a read-only install, where
-numba falls back to the user's cache folder.
+The cache tests run child processes on a copy of the core: the user's cache keyed by a digest
+of the sources (found again by a reinstall elsewhere, left by an edit), NUMBA_CACHE_DIR, the
+pruning of old folders, and numba's own folders, guarded, where that cache cannot be written.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -81,42 +81,100 @@ def run_probe(root, env_updates, read_only=False):
     return pathlib.Path(result.stdout.strip())
 
 
-def test_in_tree_cache_and_guard(tmp_path):
-    """A writable tree caches in __pycache__; an edit of any core file drops its kernels."""
-    core = copy_package(tmp_path)
-    folder = run_probe(tmp_path, {})
-    assert folder == core / '__pycache__'
-    stale = folder / 'gjk.gjk-1.py311.nbi'
-    stale.write_bytes(b'')
-    run_probe(tmp_path, {})
-    assert stale.exists()  # unchanged sources: the cache is kept
+KERNEL = "from ._jit import njit\n\n\n@njit\ndef plus(x):\n    return x + 1.0\n"
+COMPILE = ('from gjk_ros.core import _jit; from gjk_ros.core.zz_kernel import plus; '
+           'plus(1.0); print(_jit.cache_directory()); print(sum(plus.stats.cache_hits.values()))')
+
+
+def copy_with_kernel(root):
+    """A copy of the core with one tiny kernel of its own (a file every copy has alike)."""
+    core = copy_package(root)
+    (core / 'zz_kernel.py').write_text(KERNEL)
+    return core
+
+
+def compile_kernel(root, env_updates):
+    """Call the copy's kernel in a child process; return (cache folder, whether it was loaded)."""
+    env = {key: value for key, value in os.environ.items() if key != 'NUMBA_CACHE_DIR'}
+    env.update(PYTHONPATH=str(root), **env_updates)
+    result = subprocess.run([sys.executable, '-c', COMPILE], env=env, cwd=str(root),
+                            capture_output=True, text=True, check=True)
+    folder, hits = result.stdout.split()
+    return pathlib.Path(folder), int(hits) > 0
+
+
+def test_a_reinstall_of_the_same_source_loads_its_kernels(tmp_path):
+    """Another path, new file times, the same source: the kernel is loaded, not compiled."""
+    env = {'XDG_CACHE_HOME': str(tmp_path / 'cache')}
+    copy_with_kernel(tmp_path / 'first')
+    folder, loaded = compile_kernel(tmp_path / 'first', env)
+    assert tmp_path / 'cache' / 'gjk_ros' in folder.parents and folder.name.startswith('core-')
+    assert not loaded
+    copy_with_kernel(tmp_path / 'second')
+    assert compile_kernel(tmp_path / 'second', env) == (folder, True)
+
+
+def test_an_edit_of_any_kernel_source_gets_its_own_folder(tmp_path):
+    """numba alone would miss an edit of a file the kernel does not live in (inlined code)."""
+    env = {'XDG_CACHE_HOME': str(tmp_path / 'cache')}
+    core = copy_with_kernel(tmp_path)
+    folder, _ = compile_kernel(tmp_path, env)
     with open(core / 'tolerances.py', 'a', encoding='utf-8') as stream:
         stream.write('\n')
-    run_probe(tmp_path, {})
-    assert not stale.exists()
+    edited, loaded = compile_kernel(tmp_path, env)
+    assert edited != folder and not loaded
+    with open(core / 'warmup.py', 'a', encoding='utf-8') as stream:
+        stream.write('\n')   # no kernel lives there: the kernels stay
+    assert compile_kernel(tmp_path, env) == (edited, True)
 
 
-def test_numba_cache_dir_is_guarded(tmp_path):
-    """With NUMBA_CACHE_DIR numba caches there, and the guard follows it."""
+def test_numba_cache_dir_holds_the_digest_folders(tmp_path):
     core = copy_package(tmp_path / 'src')
     cache_root = tmp_path / 'numba-cache'
     folder = run_probe(tmp_path / 'src', {'NUMBA_CACHE_DIR': str(cache_root)})
-    assert cache_root in folder.parents
-    assert (folder / 'gjk_core_sources.sha256').exists()
-    stale = folder / 'epa.epa_expand-1.py311.nbi'
+    assert folder.parent == cache_root / 'gjk_ros'
+    assert not (core / '__pycache__').exists()
+
+
+def test_old_digest_folders_are_pruned(tmp_path):
+    root = tmp_path / 'cache' / 'gjk_ros'
+    for age in range(6):
+        old = root / f'core-old{age}'
+        old.mkdir(parents=True)
+        stamp = time.time() - 3600 * (age + 1)
+        os.utime(old, (stamp, stamp))
+    copy_package(tmp_path / 'src')
+    folder = run_probe(tmp_path / 'src', {'XDG_CACHE_HOME': str(tmp_path / 'cache')})
+    kept = sorted(entry.name for entry in root.iterdir())
+    assert kept == sorted([folder.name, 'core-old0', 'core-old1', 'core-old2'])
+
+
+def test_without_a_writable_user_cache_numba_folders_are_guarded(tmp_path):
+    """The user cache is a file here: numba's in-tree folder, dropped when a source changes."""
+    core = copy_package(tmp_path / 'src')
+    blocked = tmp_path / 'not-a-folder'
+    blocked.write_text('')
+    env = {'XDG_CACHE_HOME': str(blocked)}
+    folder = run_probe(tmp_path / 'src', env)
+    assert folder == core / '__pycache__'
+    stale = folder / 'gjk.gjk-1.py311.nbi'
     stale.write_bytes(b'')
-    (core / 'simplex.py').write_text((core / 'simplex.py').read_text() + '\n')
-    run_probe(tmp_path / 'src', {'NUMBA_CACHE_DIR': str(cache_root)})
+    run_probe(tmp_path / 'src', env)
+    assert stale.exists()  # unchanged sources: the cache is kept
+    with open(core / 'tolerances.py', 'a', encoding='utf-8') as stream:
+        stream.write('\n')
+    run_probe(tmp_path / 'src', env)
     assert not stale.exists()
-    assert not (core / '__pycache__' / 'gjk_core_sources.sha256').exists()
 
 
-def test_read_only_install_uses_user_cache(tmp_path):
-    """A read-only install caches in the user's folder (XDG_CACHE_HOME/numba), guarded."""
+def test_read_only_install_without_user_cache_uses_numbas_user_folder(tmp_path):
+    """Read-only sources and no writable gjk_ros cache: numba's user folder, guarded."""
     core = copy_package(tmp_path / 'install')
     user_cache = tmp_path / 'home-cache'
-    env = {'XDG_CACHE_HOME': str(user_cache)}
-    folder = run_probe(tmp_path / 'install', env, read_only=True)
+    user_cache.mkdir()
+    (user_cache / 'gjk_ros').write_text('')   # our root cannot be a folder
+    folder = run_probe(tmp_path / 'install', {'XDG_CACHE_HOME': str(user_cache)},
+                       read_only=True)
     assert user_cache / 'numba' in folder.parents
     assert (folder / 'gjk_core_sources.sha256').exists()
     assert not (core / '__pycache__').exists()

@@ -21,23 +21,115 @@ signs of determinants, and fastmath's reassociation would change those signs on 
 input. ``error_model='numpy'`` removes the per-division zero checks; every division in the core is
 guarded explicitly. Setting ``NUMBA_DISABLE_JIT=1`` runs the same source as plain Python, for
 debugging and coverage.
+
+Where compiled kernels are kept: in the user's cache, in a folder named by a digest of the core's
+sources (``~/.cache/gjk_ros/core-<digest>``, under ``$XDG_CACHE_HOME`` or ``$NUMBA_CACHE_DIR``
+when set). numba's own rule keys a kernel by its file's path and modification time, so a
+reinstall of the same source (a new clone, ``pip install`` again, a colcon install tree)
+compiled everything again, and an edit of a file a kernel inlines from was not seen at all
+(stale inlined code: heap corruption when the layout of shared arrays changed). The digest
+covers every kernel source and numba's and Python's versions: the same source finds its
+kernels wherever it is installed, and any edit gets a folder of its own. The few most recently
+used folders are kept. Where that cache cannot be written, numba's default folders are used,
+guarded by the same digest (``_drop_stale_cache``).
 """
 
 import hashlib
 import os
 import pathlib
+import platform
+import shutil
 
 import numba
 
 __all__ = ['njit', 'cache_directory']
 
 # Compiled kernels never allocate: every work array is sized up front in Python (coal's rule), so
-# numba's reference counting (NRT) is pure overhead here. Profiled 2026-11-21 with perf: 60% of a
-# tracked PairSet query was spent in NRT's atomic increments and decrements, and compiling
-# without NRT took a tracked query from about 1.6 us to 0.25 us per pair. A kernel that tried to
-# allocate would fail to compile, so this cannot silently leak.
+# numba's reference counting (NRT) is pure overhead here. Profiled with perf: 60% of a tracked
+# PairSet query was spent in NRT's atomic increments and decrements, and compiling without NRT
+# took a tracked query from about 1.6 us to 0.25 us per pair. A kernel that tried to allocate
+# would fail to compile, so this cannot silently leak.
 _OPTIONS = {'cache': True, 'fastmath': False, 'nogil': True, 'error_model': 'numpy',
             '_nrt': False}
+_HERE = pathlib.Path(__file__).resolve().parent
+# Files of this folder without kernels: editing them keeps the compiled kernels.
+_NO_KERNELS = frozenset({'warmup.py'})
+# Digest folders kept in the cache root (other checkouts, recent versions); older ones go.
+_KEEP_FOLDERS = 4
+
+
+def _source_digest():
+    """Digest of what a compiled kernel depends on: the core's sources, numba, Python."""
+    digest = hashlib.sha256(('%s %s %s' % (numba.__version__, platform.python_version(),
+                                           platform.machine())).encode())
+    for source in sorted(_HERE.glob('*.py')):
+        if source.name not in _NO_KERNELS:
+            digest.update(source.name.encode() + b'\0' + source.read_bytes() + b'\0')
+    return digest.hexdigest()
+
+
+_DIGEST = _source_digest()
+
+
+def _cache_root():
+    configured = os.environ.get('NUMBA_CACHE_DIR')
+    if configured:
+        return pathlib.Path(configured) / 'gjk_ros'
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    return pathlib.Path(base) / 'gjk_ros'
+
+
+def _digest_locator_class():
+    """Return numba's cache locator for this folder's kernels, keyed by the digest, or None."""
+    try:
+        from numba.core.caching import _CacheLocator
+    except ImportError:  # numba's internals moved: its default folders, guarded below
+        return None
+
+    class SourceDigestLocator(_CacheLocator):
+        """This folder's kernels under ``<cache root>/core-<digest>``, stamped by the digest."""
+
+        def __init__(self, py_func, py_file):
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(_cache_root() / ('core-' + _DIGEST[:32]))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            return _DIGEST
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if pathlib.Path(py_file).resolve().parent != _HERE:
+                return None
+            locator = cls(py_func, py_file)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                return None
+            return locator
+
+    return SourceDigestLocator
+
+
+def _install_locator():
+    """Put the digest locator first in numba's list; False where numba has no such list."""
+    locator = _digest_locator_class()
+    try:
+        from numba.core.caching import CacheImpl
+        classes = CacheImpl._locator_classes
+    except (ImportError, AttributeError):
+        return False
+    if locator is None:
+        return False
+    if not any(getattr(existing, '__name__', '') == locator.__name__
+               and existing.__module__ == __name__ for existing in classes):
+        classes.insert(0, locator)
+    return True
 
 
 def _probe():
@@ -48,36 +140,39 @@ def cache_directory():
     """
     Return the folder numba caches this package's kernels in, for this process.
 
-    numba picks the first folder that it can write: ``$NUMBA_CACHE_DIR`` when set, else
-    ``__pycache__`` next to the sources, else the user's cache (``~/.cache/numba``, a read-only
-    install). Asking numba itself keeps the stale-cache guard on the folder that is really used;
-    should its internals move, the guard falls back to ``__pycache__``.
+    The digest folder of the user's cache when it can be written; else the folder numba picks
+    itself: ``$NUMBA_CACHE_DIR``, ``__pycache__`` next to the sources, or ``~/.cache/numba`` (a
+    read-only install). Should numba's internals move, ``__pycache__``.
     """
-    here = pathlib.Path(__file__).resolve().parent
     try:
         from numba.core.caching import FunctionCache
         return pathlib.Path(FunctionCache(_probe).cache_path)
     except Exception:  # any failure of numba internals: use the default folder
-        return here / '__pycache__'
+        return _HERE / '__pycache__'
 
 
-def _drop_stale_cache():
+def _prune(folder):
+    """Keep ``folder`` and the most recently used digest folders beside it; drop the rest."""
+    try:
+        os.utime(folder)
+        siblings = sorted((entry for entry in folder.parent.glob('core-*') if entry != folder),
+                          key=lambda entry: entry.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in siblings[_KEEP_FOLDERS - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _drop_stale_cache(cache):
     """
-    Delete this package's numba cache when any core source changed.
+    Delete the kernels of a folder numba chose itself when any core source changed.
 
     numba checks only the stamp of a function's own file, so a kernel cached before an edit of
-    a file it calls would be loaded with stale inlined code (seen as heap corruption when the
-    layout of the arrays they share changed). A hash of all core sources guards the whole set,
-    in whichever folder numba caches them (a read-only install caches in the user's folder).
+    a file it calls would be loaded with stale inlined code. The digest stamp guards the set.
     """
-    here = pathlib.Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for source in sorted(here.glob('*.py')):
-        digest.update(source.name.encode() + source.read_bytes())
-    cache = cache_directory()
     stamp = cache / 'gjk_core_sources.sha256'
     try:
-        if stamp.read_text() == digest.hexdigest():
+        if stamp.read_text() == _DIGEST:
             return
     except OSError:
         pass
@@ -87,14 +182,23 @@ def _drop_stale_cache():
             if entry.suffix in ('.nbi', '.nbc'):
                 entry.unlink(missing_ok=True)
         temporary = stamp.with_suffix(f'.{os.getpid()}')
-        temporary.write_text(digest.hexdigest())
+        temporary.write_text(_DIGEST)
         temporary.replace(stamp)
     except OSError:
         pass  # no writable folder at all: numba cannot cache either, and compiles every run
 
 
-_drop_stale_cache()
+def _prepare_cache():
+    """Send this folder's kernels to the digest folder, or guard numba's own folder."""
+    installed = _install_locator()
+    folder = cache_directory()
+    if installed and folder.name == 'core-' + _DIGEST[:32]:
+        _prune(folder)
+    else:
+        _drop_stale_cache(folder)
 
+
+_prepare_cache()
 
 def njit(function=None, *, inline=False, hold_gil=False):
     """

@@ -39,10 +39,9 @@ inlined (the planner's sequences call the node's ``PairSet.update`` kernel), it 
 once that group is compiled, and loads them from the cache instead of compiling them again;
 other groups fill the cores meanwhile.
 
-Where the cache goes: numba writes it next to the sources (``gjk_ros/core/__pycache__``) when
-that folder is writable, else to ``$NUMBA_CACHE_DIR`` when set, else to the user's cache
-(``~/.cache/numba``). A read-only install is therefore warmed per user, by running the warm-up
-as that user (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
+Where the cache goes: the user's cache, in a folder keyed by a digest of the core's sources
+(``~/.cache/gjk_ros/core-<digest>``, see ``_jit.py``), so the warm-up is per user: run it as
+the user who runs the node (or with NUMBA_CACHE_DIR pointing at a shared writable folder).
 """
 
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
