@@ -81,13 +81,13 @@ def run_probe(root, env_updates, read_only=False):
     return pathlib.Path(result.stdout.strip())
 
 
-KERNEL = "from ._jit import njit\n\n\n@njit\ndef plus(x):\n    return x + 1.0\n"
+KERNEL = 'from ._jit import njit\n\n\n@njit\ndef plus(x):\n    return x + 1.0\n'
 COMPILE = ('from gjk_ros.core import _jit; from gjk_ros.core.zz_kernel import plus; '
            'plus(1.0); print(_jit.cache_directory()); print(sum(plus.stats.cache_hits.values()))')
 
 
 def copy_with_kernel(root):
-    """A copy of the core with one tiny kernel of its own (a file every copy has alike)."""
+    """Copy the core with one tiny kernel of its own (a file every copy has alike)."""
     core = copy_package(root)
     (core / 'zz_kernel.py').write_text(KERNEL)
     return core
@@ -115,7 +115,7 @@ def test_a_reinstall_of_the_same_source_loads_its_kernels(tmp_path):
 
 
 def test_an_edit_of_any_kernel_source_gets_its_own_folder(tmp_path):
-    """numba alone would miss an edit of a file the kernel does not live in (inlined code)."""
+    """Numba alone would miss an edit of a file the kernel does not live in (inlined code)."""
     env = {'XDG_CACHE_HOME': str(tmp_path / 'cache')}
     core = copy_with_kernel(tmp_path)
     folder, _ = compile_kernel(tmp_path, env)

@@ -200,6 +200,7 @@ def _prepare_cache():
 
 _prepare_cache()
 
+
 def njit(function=None, *, inline=False, hold_gil=False):
     """
     Compile ``function`` with the core's numba options; ``inline=True`` inlines it.

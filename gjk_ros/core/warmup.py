@@ -173,7 +173,8 @@ def _warm_swept():
     swept.update(motion, max_distance=1.0)
 
 
-_WARMERS = {'pairset': _warm_pairset, 'swept': _warm_swept, 'signed_distance': _warm_signed_distance,
+_WARMERS = {'pairset': _warm_pairset, 'swept': _warm_swept,
+            'signed_distance': _warm_signed_distance,
             'planning': _warm_planning, 'points': _warm_points}
 
 
