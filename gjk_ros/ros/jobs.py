@@ -13,26 +13,254 @@
 # limitations under the License.
 
 """
-The jobs between the node and its geometry worker process: what travels, and how.
+The protocol between the node and its geometry worker process: one dataclass per job kind.
 
-A job is keyed by a tuple whose first element says what it is (``Ingestor`` lists them); the
-node side (``ingestion.Ingestor``) and the worker side (``geometry_worker``) share this
-protocol, the marker actions, and the checks both sides make of a marker.
+A job says what it is by its type; what the worker makes of it comes back as the typed value
+named in the job's docstring (``JobResult.value``), or as a ``ModelError`` naming the input
+(``JobResult.error``). The worker-side handler of each kind is in ``geometry_worker`` (the one
+module only the worker runs); the node side (``ingestion.Ingestor``) queues the jobs, hands
+each result to the mailbox of the source that asked, and never looks inside a value.
+
+Raw message bytes travel as raw buffers (``Job.buffers``): pickling a 30 MB message would copy
+it while holding the GIL, which the node's executor thread shares with the dispatcher thread;
+``send_bytes`` writes a buffer as it is and the pipe write releases the GIL. Each message is
+decoded once, in the worker.
 """
 
-from dataclasses import dataclass, field
+import collections
+from dataclasses import dataclass, field, replace
 import hashlib
-import math
 import struct
 
 from gjk_ros.ros.model_imports import load_models
 
-__all__ = ['ADD', 'body_of', 'check_pose', 'DELETE', 'DELETEALL', 'geometry_key', 'IngestResult',
-           'Job', 'lifetime_expiry', 'marker_count', 'marker_name', 'MarkerOp', 'model_error',
-           'receive_job', 'send_job']
+__all__ = ['ADD', 'BodyEntry', 'BodyTextJob', 'check_pose', 'DecomposeJob', 'DELETE',
+           'DELETEALL', 'Finished', 'geometry_key', 'Job', 'JobResult', 'lifetime_expiry',
+           'marker_count', 'marker_name', 'MarkerBatch', 'MarkerBatchJob', 'MarkerId', 'MarkerOp',
+           'Progress', 'Ready', 'receive_job', 'rejection', 'RobotDescriptionJob', 'RobotModel',
+           'RobotSemantics', 'SceneChange', 'SceneMessageJob', 'SemanticDescriptionJob',
+           'send_job']
 
 # Marker actions (visualization_msgs/Marker), kept here so the parent needs no message import.
 ADD, DELETE, DELETEALL = 0, 2, 3
+
+MarkerId = collections.namedtuple('MarkerId', 'ns id')
+MarkerId.__doc__ = 'A marker in its topic: ``ns`` and ``id`` (visualization_msgs/Marker).'
+
+
+class Job:
+    """
+    What every job kind provides to the queue and the transport.
+
+    ``latest_wins`` is the identity under which a newer job replaces a queued one (None: every
+    job runs); ``subject`` names the input in a rejection. ``buffers`` and ``with_buffers``
+    split the raw bytes off for the transport and put them back.
+    """
+
+    @property
+    def latest_wins(self):
+        return None
+
+    @property
+    def subject(self):
+        raise NotImplementedError
+
+    def buffers(self):
+        """Return the raw byte payloads of the job (sent as raw buffers, never pickled)."""
+        return ()
+
+    def with_buffers(self, buffers):
+        """Return the job with its raw payloads (as ``buffers`` gave them) put back."""
+        return self
+
+
+@dataclass(frozen=True)
+class RobotDescriptionJob(Job):
+    """Raw ``robot_description`` bytes (std_msgs/String); value a ``RobotModel``."""
+
+    data: bytes = b''
+
+    latest_wins = 'robot_description'
+    subject = 'robot_description'
+
+    def buffers(self):
+        return (self.data,)
+
+    def with_buffers(self, buffers):
+        return replace(self, data=buffers[0])
+
+
+@dataclass(frozen=True)
+class SemanticDescriptionJob(Job):
+    """Raw ``robot_description_semantic`` bytes (the SRDF); value a ``RobotSemantics``."""
+
+    data: bytes = b''
+
+    latest_wins = 'robot_description_semantic'
+    subject = 'robot_description_semantic'
+
+    def buffers(self):
+        return (self.data,)
+
+    def with_buffers(self, buffers):
+        return replace(self, data=buffers[0])
+
+
+@dataclass(frozen=True)
+class BodyTextJob(Job):
+    """
+    The bodies of ``static_obstacles`` or ``link_geometry``, parsed once by the node.
+
+    ``bodies`` is what ``params.parse_body_descriptions`` returned for the text; value a tuple
+    of ``BodyEntry``.
+    """
+
+    kind: str
+    bodies: tuple
+    fixed_frame: str
+
+    @property
+    def latest_wins(self):
+        return ('body text', self.kind)
+
+    @property
+    def subject(self):
+        return 'static_obstacles' if self.kind == 'obstacle' else 'link_geometry'
+
+
+@dataclass(frozen=True)
+class MarkerBatchJob(Job):
+    """
+    Raw MarkerArray messages of one topic queued together; value a ``MarkerBatch``.
+
+    ``messages`` are (bytes, receive time in ns); ``forget`` the (ns, id) the worker must send
+    with their piece again (the node no longer holds it).
+    """
+
+    kind: str
+    messages: tuple = ()
+    forget: frozenset = frozenset()
+
+    @property
+    def subject(self):
+        return '~/obstacles' if self.kind == 'obstacle' else '~/links'
+
+    def buffers(self):
+        return tuple(data for data, _ in self.messages)
+
+    def with_buffers(self, buffers):
+        return replace(self, messages=tuple(
+            (data, received) for data, (_, received) in zip(buffers, self.messages)))
+
+    def without_buffers(self):
+        """Return the job with empty payloads (what is pickled ahead of the buffers)."""
+        return replace(self, messages=tuple((b'', received) for _, received in self.messages))
+
+
+@dataclass(frozen=True)
+class DecomposeJob(Job):
+    """CoACD parts of a mesh file (from the disk cache when there); value a tuple of hulls."""
+
+    uri: str
+    scale: tuple
+    threshold: float
+    cache_dir: str = ''
+
+    @property
+    def latest_wins(self):
+        return ('decompose', self.uri, self.scale)
+
+    @property
+    def subject(self):
+        return self.uri
+
+
+@dataclass(frozen=True)
+class SceneMessageJob(Job):
+    """
+    One raw moveit_msgs message of the planning scene; value a ``SceneChange``.
+
+    ``kind`` is 'object' (CollisionObject), 'attached' (AttachedCollisionObject) or 'scene'
+    (PlanningScene). Every message runs: a diff means something only after the ones before it.
+    """
+
+    kind: str
+    topic: str
+    data: bytes = b''
+
+    @property
+    def subject(self):
+        return 'planning scene (%s)' % self.kind
+
+    def buffers(self):
+        return (self.data,)
+
+    def with_buffers(self, buffers):
+        return replace(self, data=buffers[0])
+
+
+def _without_buffers(job):
+    if isinstance(job, MarkerBatchJob):
+        return job.without_buffers()
+    return job.with_buffers((b'',)) if job.buffers() else job
+
+
+# -- values ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RobotModel:
+    """A built URDF: its collision pieces, the links joined by a joint, its joints."""
+
+    collisions: object            # gjk_ros.models.UrdfCollisionModel
+    adjacent: frozenset = frozenset()   # frozensets of two link names
+    joints: tuple = ()            # (name, parent, child)
+
+
+@dataclass(frozen=True)
+class RobotSemantics:
+    """The SRDF: its ``disable_collisions`` pairs (frozensets) and its groups as written."""
+
+    disabled: frozenset = frozenset()
+    groups: object = None
+
+
+@dataclass(frozen=True)
+class BodyEntry:
+    """One piece of a parameter body: built (``piece``) or rejected (``error``, a reason)."""
+
+    body: str
+    index: int
+    piece: object = None
+    error: str = None
+
+
+@dataclass(frozen=True)
+class MarkerBatch:
+    """
+    What a batch of MarkerArrays says, latest marker per (ns, id).
+
+    ``clears``: namespaces cleared by DELETEALL ('' for all), applied before ``ops`` (one
+    ``MarkerOp`` per marker); ``heard``: ``{ns: receive time in ns}`` of every namespace named.
+    """
+
+    clears: tuple = ()
+    ops: tuple = ()
+    heard: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SceneChange:
+    """
+    One planning-scene message as ``SceneState`` applies it.
+
+    ``kind`` 'object': ``operation`` and ``entry`` (a SceneObject); 'attached': ``operation``
+    and ``entry`` (an AttachedObject); 'scene': ``entry`` (a SceneUpdate).
+    """
+
+    kind: str
+    entry: object
+    operation: object = None
 
 
 @dataclass
@@ -51,7 +279,7 @@ class MarkerOp:
     action: int
     name: str
     received: int  # ROS time, ns
-    lifetime: float = 0.0
+    lifetime_ns: int = 0
     frame_id: str = ''
     pose: tuple = ()
     frame_locked: bool = False
@@ -62,72 +290,62 @@ class MarkerOp:
 
 
 @dataclass(frozen=True)
-class IngestResult:
-    """A finished job: ``value`` (see ``Ingestor``) or ``error`` (a ModelError)."""
+class JobResult:
+    """A finished job: ``value`` (the type its job names) or ``error`` (a ModelError)."""
 
-    key: tuple
+    job: Job
     token: int
     value: object = None
     error: object = None
 
 
-@dataclass
-class Job:
-    key: tuple
-    token: int
-    payload: object
-    skip: set = field(default_factory=set)
-
-
-def model_error(key, reason):
+def rejection(job, reason):
+    """Return the ModelError that rejects ``job`` with ``reason``."""
     load_models()  # one whole import, whatever thread (model_imports.py)
     from gjk_ros.models import ModelError
-    return ModelError(body_of(key), reason)
+    return ModelError(job.subject, reason)
 
 
-def body_of(key):
-    if key[0] == 'urdf':
-        return 'robot_description'
-    if key[0] == 'param':
-        return 'static_obstacles' if key[1] == 'obstacle' else 'link_geometry'
-    if key[0] == 'decompose':
-        return key[1]
-    if key[0] == 'planning_scene':
-        return 'planning scene (%s)' % key[1]
-    return '~/obstacles' if key[1] == 'obstacle' else '~/links'
+# -- transport ------------------------------------------------------------------------------
 
 
-def send_job(connection, job):
-    """
-    Send a job; raw marker and planning scene bytes go as raw buffers after a small header.
+@dataclass(frozen=True)
+class Ready:
+    """The worker has imported its libraries and takes jobs."""
 
-    Pickling a 30 MB message would copy it while holding the GIL, which the node's executor
-    thread shares with this dispatcher; ``send_bytes`` writes the buffer as it is, and the
-    pipe write releases the GIL.
-    """
-    if job.key[0] == 'planning_scene':
-        topic, data = job.payload
-        connection.send((job.key, topic, job.skip))
-        connection.send_bytes(data)
-        return
-    if job.key[0] != 'markers':
-        connection.send((job.key, job.payload, job.skip))
-        return
-    messages, forget = job.payload
-    connection.send((job.key, ([received for _, received in messages], forget), job.skip))
-    for data, _ in messages:
+
+@dataclass(frozen=True)
+class Progress:
+    """The worker starts on ``body`` ((ns, id) of a marker, a mesh URI; None: decoding)."""
+
+    body: object = None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The worker's answer to a job: ``value`` or ``error`` (a ModelError)."""
+
+    value: object = None
+    error: object = None
+
+
+def send_job(connection, job, skip):
+    """Send a job and the (ns, id) of markers to skip; raw bytes go as raw buffers."""
+    buffers = job.buffers()
+    connection.send((_without_buffers(job), skip, len(buffers)))
+    for data in buffers:
         connection.send_bytes(data)
 
 
 def receive_job(connection, message):
-    """Receive what ``_send_job`` sent: (key, payload, skip)."""
-    key, payload, skip = message
-    if key[0] == 'planning_scene':
-        payload = (payload, connection.recv_bytes())
-    if key[0] == 'markers':
-        times, forget = payload
-        payload = ([(connection.recv_bytes(), received) for received in times], forget)
-    return key, payload, skip
+    """Receive what ``send_job`` sent: (job, skip)."""
+    job, skip, count = message
+    if count:
+        job = job.with_buffers([connection.recv_bytes() for _ in range(count)])
+    return job, skip
+
+
+# -- the checks both sides make of a marker -------------------------------------------------
 
 
 def marker_count(data):
@@ -180,6 +398,6 @@ def geometry_key(marker):
     return digest.hexdigest()
 
 
-def lifetime_expiry(received, lifetime):
-    """Node-clock expiry of a marker received at ``received``, or None (forever)."""
-    return received + lifetime if lifetime > 0.0 and math.isfinite(lifetime) else None
+def lifetime_expiry(received_ns, lifetime_ns):
+    """ROS time (int ns) a marker received at ``received_ns`` expires, or None (forever)."""
+    return received_ns + lifetime_ns if lifetime_ns > 0 else None

@@ -30,6 +30,7 @@ rebuild the fail-safe minimum from the cloud.
 publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
 """
 
+import collections
 import fnmatch
 import json
 import math
@@ -254,6 +255,7 @@ class Outputs:
     """
 
     def __init__(self, node, rate_hz):
+        self._node = node
         self.period = safety_period(rate_hz)
         safety = safety_qos(self.period)
         self.distances = node.create_publisher(PointCloud2, '~/distances', safety)
@@ -272,6 +274,16 @@ class Outputs:
     def configure(self, config):
         self._config = config
         self.scaling.configure(config)
+
+    def close(self):
+        """Destroy every publisher made here (cleanup, shutdown)."""
+        publishers = [self.distances, self.self_distances, self.names, self.min_distance,
+                      self.safety, self.safety_detail, self.markers]
+        for publisher in publishers + self.scaling.publishers():
+            try:
+                self._node.destroy_publisher(publisher)
+            except Exception:  # noqa: B902 -- already gone, or the context shut down
+                pass
 
     def publish_names(self, names):
         """``~/names``: the id -> name tables (latched)."""
@@ -369,7 +381,7 @@ class ScalingOutputs:
         self._node, self._qos = node, qos
         self.overall = SpeedScaler()
         self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
-        self.groups = {}  # name -> (patterns or None for an SRDF group, SpeedScaler, publisher)
+        self.groups = {}  # name -> _Group
         self.settings = ScalingSettings()
         # Each group's link ids, and the (link names, SRDF groups) they were matched for: the
         # patterns are matched again only when the links or the groups change, not per cycle.
@@ -394,21 +406,27 @@ class ScalingOutputs:
             else:
                 patterns[name] = None  # the SRDF group of that name
         for name in set(self.groups) - set(patterns):
-            self._node.destroy_publisher(self.groups.pop(name)[2])
+            self._node.destroy_publisher(self.groups.pop(name).publisher)
         for name, group_patterns in patterns.items():
-            _, scaler, publisher = self.groups.get(name, (None, SpeedScaler(settings), None))
+            _, scaler, publisher = self.groups.get(name, _Group(None, SpeedScaler(settings),
+                                                                None))
             if publisher is None:
                 publisher = self._node.create_publisher(Float64, '~/speed_scaling/' + name,
                                                         self._qos)
             scaler.configure(settings)
-            self.groups[name] = (group_patterns and tuple(group_patterns), scaler, publisher)
+            self.groups[name] = _Group(group_patterns and tuple(group_patterns), scaler,
+                                       publisher)
         self._members_of = None
+
+    def publishers(self):
+        """Return every publisher made here: the overall one and one per group."""
+        return [self.publisher] + [group.publisher for group in self.groups.values()]
 
     def reset(self):
         """Every factor back to 0 (activation: nothing measured yet)."""
         self.overall.reset()
-        for _, scaler, _ in self.groups.values():
-            scaler.reset()
+        for group in self.groups.values():
+            group.scaler.reset()
 
     def publish(self, minimum, records, minimum_of, link_names, link_groups):
         """
@@ -438,9 +456,14 @@ class ScalingOutputs:
                 name: None if patterns is None and name not in link_groups else numpy.array(
                     [link_id for link_id, link in link_names.items()
                      if _in_group(link, patterns, link_groups.get(name))], dtype=numpy.int64)
-                for name, (patterns, _, _) in self.groups.items()}
+                for name, patterns in ((name, group.patterns)
+                                       for name, group in self.groups.items())}
             self._members_of = (link_names, link_groups)
         return self._members
+
+
+# A scaling group: its patterns (None: the SRDF group of its name), its scaler, its publisher.
+_Group = collections.namedtuple('_Group', 'patterns scaler publisher')
 
 
 def _in_group(link, patterns, srdf_links):

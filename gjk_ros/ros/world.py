@@ -13,13 +13,16 @@
 # limitations under the License.
 
 """
-The world model: every body the sources brought in, with the robot's collision semantics.
+The world model: every source's slot, the bodies they make, and the robot's pair semantics.
 
-Sources write to it on the compute thread (``Source.on_result``); the layout, the frames and
-the outputs read it. It holds no ROS object.
+Each cycle the node hands every source's ``SourceData`` to ``World.replace``, which puts it in
+the source's slot wholesale; the layout, the frames and the outputs read the world. It holds no
+ROS object and calls no source.
 
-- ``bodies``: links and obstacles, each a set of convex pieces keyed by ``(source name, ...)``
-  (``BodyRegistry``: pending, rejected, expiring pieces).
+- ``slots``: ``{source name: SourceData}``, the latest of each source.
+- ``bodies``: links and obstacles, each a set of convex pieces keyed by ``PieceKey``
+  (``BodyRegistry``: pending and rejected pieces), rebuilt from a slot when its pieces change.
+- ``arrangement``: increases whenever some slot's pieces changed (which piece is where).
 - ``names``: the ids of the bodies that exist now, as ``~/names`` publishes them.
 - ``adjacent_links`` / ``disabled_links``: link pairs joined by a joint (URDF) and pairs the
   SRDF disables, as frozensets; self-collision pairs skip both.
@@ -28,82 +31,96 @@ the outputs read it. It holds no ROS object.
 - ``collision_rules``: the planning scene's allowed collision matrix, touch links, link
   padding and scale (``CollisionRules``); pairs it allows are skipped, link-link and
   link-obstacle.
-- ``placement_revision``: increases whenever a piece's placement may have changed (a marker
-  moved or was placed at its stamp), so that cached piece origins are rebuilt.
 """
 
+import collections
 from dataclasses import dataclass
 
 from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.sources.base import CollisionRules, RobotLinks, SourceData
 
-__all__ = ['CollisionRules', 'World']
+__all__ = ['LinkPiece', 'World']
 
 
 @dataclass(frozen=True)
-class CollisionRules:
-    """
-    What the planning scene says about pairs and links.
+class LinkPiece:
+    """A link piece where its source placed it: ``frame`` (None: not yet), ``origin``."""
 
-    MoveIt's allowed collision matrix, the touch links of attached objects (with the link
-    holding each), its ``link_padding`` and ``link_scale``.
-
-    Hashable and compared by value, so the layout rebuilds only when the rules change.
-    """
-
-    matrix: object = None
-    touch: frozenset = frozenset()
-    padding: tuple = ()
-    scale: tuple = ()
-
-    def allows(self, first, second):
-        """Whether the pair is never checked (allowed to touch, as MoveIt says)."""
-        if frozenset((first, second)) in self.touch:
-            return True
-        return self.matrix is not None and self.matrix.allows(first, second)
-
-    def padding_of(self, link):
-        """Metres the scene pads ``link`` with (added to the node's own padding)."""
-        return dict(self.padding).get(link, 0.0)
-
-    def scale_of(self, link):
-        """Return the factor the scene scales ``link``'s pieces by (MoveIt's ``link_scale``)."""
-        return dict(self.scale).get(link, 1.0)
+    name: str
+    key: object
+    frame: str
+    origin: object
+    piece: object
 
 
 class World:
     """What the node knows of the robot and its surroundings (compute-thread state)."""
 
     def __init__(self):
+        self.slots = {}
         self.bodies = BodyRegistry()
         self.names = NameRegistry()
+        self.arrangement = 0
+        self.collision_rules = CollisionRules()
         self.adjacent_links = frozenset()
         self.disabled_links = frozenset()
-        self.collision_rules = CollisionRules()
         self.link_groups = {}
         self.model_warnings = ()
-        self.placement_revision = 0
+        self._positions = {}
         self._reported_version = None
 
-    def moved(self):
-        """Note that some placement changed (cached origins are stale)."""
-        self.placement_revision += 1
+    def replace(self, name, data):
+        """Put ``data`` (a ``SourceData``) in the slot of source ``name``, wholesale."""
+        old = self.slots.get(name, _EMPTY)
+        self.slots[name] = data
+        if data.pieces is not old.pieces:
+            self._set_pieces(name, data.pieces)
+            self.arrangement += 1
+        if data.rules is not old.rules:
+            self.collision_rules = next((slot.rules for slot in self.slots.values()
+                                         if slot.rules is not None), CollisionRules())
+        if data.links is not old.links:
+            links = next((slot.links for slot in self.slots.values()
+                          if slot.links is not None), RobotLinks())
+            self.adjacent_links, self.disabled_links = links.adjacent, links.disabled
+            self.link_groups, self.model_warnings = links.groups, links.warnings
 
-    def set_pieces(self, kind, source, entries):
-        """
-        Replace what ``source`` owns of ``kind`` by ``entries`` of (name, key, piece or error).
+    def position(self, key):
+        """Return the index of the piece ``key`` (a ``PieceKey``) in its source's slot."""
+        return self._positions[key]
 
-        Only what disappeared is dropped, so unchanged pieces keep their tracked caches. An
-        entry whose value is a str is a rejection reason (the body is INVALID).
+    def _set_pieces(self, name, pieces):
         """
-        wanted = {(name, key) for name, key, _ in entries}
-        for name, key in self.bodies.keys(kind, source):
-            if (name, key) not in wanted:
-                self.bodies.remove(kind, name, key)
-        for name, key, value in entries:
-            if isinstance(value, str):
-                self.bodies.set_error(kind, name, key, value)
+        Make the bodies of source ``name`` those of ``pieces``.
+
+        Only what disappeared is dropped, so unchanged pieces keep their tracked caches.
+        """
+        wanted = {entry.key: entry for entry in pieces}
+        for kind in (LINK, OBSTACLE):
+            for body, key in self.bodies.keys(kind, name):
+                entry = wanted.get(key)
+                if entry is None or (entry.kind, entry.body) != (kind, body):
+                    self.bodies.remove(kind, body, key)
+                    self._positions.pop(key, None)
+        for index, entry in enumerate(pieces):
+            self._positions[entry.key] = index
+            if entry.piece is not None:
+                self.bodies.set_piece(entry.kind, entry.body, entry.key, entry.piece)
+            elif entry.error is not None:
+                self.bodies.set_error(entry.kind, entry.body, entry.key, entry.error)
             else:
-                self.bodies.set_piece(kind, name, key, value)
+                self.bodies.set_pending(entry.kind, entry.body, entry.key)
+
+    def link_pieces(self):
+        """Every link piece where its source placed it (``LinkPiece``), in body order."""
+        found = []
+        for name in self.bodies.names(LINK):
+            for key, tracked in self.bodies.keyed_pieces(LINK, name):
+                slot = self.slots[key.source]
+                index = self._positions[key]
+                found.append(LinkPiece(name, key, slot.frames[index], slot.origins[index],
+                                       tracked.piece))
+        return found
 
     def report_problems(self, problems):
         """One log line per rejection or warning when it appears, one when it goes away."""
@@ -112,16 +129,24 @@ class World:
         self._reported_version = self.bodies.version
         current = set()
         for kind, name, reason in self.bodies.all_errors():
-            key = ('body', kind, name, reason)
+            key = _Rejected('body', kind, name, reason)
             current.add(key)
             problems.report(key, "%s '%s' rejected: %s" % (kind, name, reason))
-        problems.keep_only(('body',), current,
-                           lambda key: "%s '%s': rejected geometry cleared" % key[1:3])
-        warnings = {('warning', warning) for warning in self.model_warnings}
+        problems.keep_only(('body',), current, _cleared)
+        warnings = set(self.model_warnings)
         for kind in (LINK, OBSTACLE):
             for name in self.bodies.names(kind):
                 for tracked in self.bodies.pieces(kind, name):
-                    warnings.update(('warning', warning) for warning in tracked.piece.warnings)
-        for key in warnings:
-            problems.report(key, key[1], level='warning')
-        problems.keep_only(('warning',), warnings)
+                    warnings.update(tracked.piece.warnings)
+        for warning in warnings:
+            problems.report(('warning', warning), warning, level='warning')
+        problems.keep_only(('warning',), {('warning', warning) for warning in warnings})
+
+
+_EMPTY = SourceData()
+# A rejected body as the problem log keys it.
+_Rejected = collections.namedtuple('_Rejected', 'topic kind name reason')
+
+
+def _cleared(key):
+    return "%s '%s': rejected geometry cleared" % (key.kind, key.name)

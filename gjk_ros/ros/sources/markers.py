@@ -37,15 +37,19 @@ to the link named by its ``header.frame_id``. Semantics (docs/semantics.md):
   history and depth at start-up (best effort then matches both kinds of publisher).
 """
 
+import collections
 from dataclasses import dataclass, replace
+import math
 
 from gjk_ros.ros.bodies import LINK
-from gjk_ros.ros.jobs import lifetime_expiry, marker_count
+from gjk_ros.ros.ingestion import Mailbox
+from gjk_ros.ros.jobs import lifetime_expiry, marker_count, MarkerId
 from gjk_ros.ros.placement import MarkerPlacement
-from gjk_ros.ros.sources.base import Source
+from gjk_ros.ros.sources.base import PieceKey, Source, SourceData, SourcePiece, SourceStatus
 from gjk_ros.ros.sources.freshness import SourceMonitor
 from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
 from gjk_ros.ros.timekeeping import stamp_problem, TIMELESS, UNKNOWN
+import numpy
 from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_policy_name_from_kind, QoSProfile,
                        ReliabilityPolicy)
@@ -58,22 +62,29 @@ __all__ = ['MARKER_SUBSCRIPTION_QOS', 'MarkerSource']
 MARKER_SUBSCRIPTION_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                                      durability=DurabilityPolicy.VOLATILE,
                                      history=HistoryPolicy.KEEP_LAST)
+# Finished batches applied per cycle: each is a cheap update, but a burst of them must be
+# spread over cycles rather than delay one.
+_RESULTS_PER_CYCLE = 200
 
 
 @dataclass
-class _MarkerState:
-    """What the compute thread knows of one marker: its geometry and its placement."""
+class _Marker:
+    """
+    One marker as the source holds it: its body, its geometry or why it has none, where it sits.
+
+    ``expires``: ROS time (int ns) after which it is past its lifetime (None: never).
+    """
 
     name: str
     geometry_key: str
-    placement: MarkerPlacement
-    expires: object
-    built: bool = False
+    placement: MarkerPlacement = None
+    expires: object = None
+    piece: object = None
+    error: str = None
 
-
-def _past(state, now):
-    """Whether a marker is past its lifetime (kept, STALE, while its namespace is silent)."""
-    return state is not None and state.expires is not None and state.expires < now
+    @property
+    def pending(self):
+        return self.piece is None and self.error is None
 
 
 def _qos_text(qos):
@@ -89,42 +100,41 @@ class MarkerSource(Source):
     ----------
     kind : str
         ``OBSTACLE`` for ``~/obstacles``, ``LINK`` for ``~/links``.
-    ingestor : gjk_ros.ros.ingestion.Ingestor
-        Decodes and builds the markers in the geometry worker.
-    problems : gjk_ros.ros.problems.ProblemLog
-        Where refusals, silent namespaces and placement failures are logged once.
-    clocks : gjk_ros.ros.timekeeping.NodeClocks
-        Receive times (ROS time).
-    frames : gjk_ros.ros.frames.Frames
-        TF lookups that place ``frame_locked`` false markers at their stamp.
+    context : SourceContext
+        The geometry worker (decodes and builds the markers), the problem log (refusals,
+        silent namespaces and placement failures are logged once) and the clocks (receive
+        times; a jump back forgets them).
 
     """
 
-    def __init__(self, kind, ingestor, problems, clocks, frames):
-        super().__init__('links' if kind == LINK else 'obstacles')
+    def __init__(self, kind, context):
+        super().__init__('links' if kind == LINK else 'obstacles', context)
         self.kind = kind
         self.topic = '~/' + self.name
-        self._ingestor = ingestor
-        self._problems = problems
-        self._clocks = clocks
-        self._frames = frames
-        self._markers = {}
+        self._mailbox = Mailbox()
+        self._markers = {}           # MarkerId -> _Marker
         self._monitor = SourceMonitor()
-        self._last_message = None
+        self._last_message = None    # ROS time, ns
         self._limits = (0, 0)
         self._fixed_frame = ''
-        self._used_version = None
+        self._earliest_expiry = math.inf
+        self._changed = True         # which markers there are, or their geometry
+        self._moved = True           # where they sit
+        self._data = SourceData()
+        self._namespaces = ()        # per piece of the slot, its namespace's index
+        self._expiries = numpy.zeros(0, dtype=numpy.int64)
         self.stale_namespaces = ()
         self.incompatible_qos = ''
         self._subscription_qos = MARKER_SUBSCRIPTION_QOS
         self._resolved_topic = self.topic
+        context.clocks.on_jump_back(self._monitor.forget_heard)
 
     # -- input ---------------------------------------------------------------------------------
 
     def subscribe(self, node):
         events = SubscriptionEventCallbacks(incompatible_qos=self.on_incompatible_qos)
-        subscription = node.create_subscription(
-            MarkerArray, self.topic, self.on_message, MARKER_SUBSCRIPTION_QOS, raw=True,
+        subscription = self._subscribe(
+            node, MarkerArray, self.topic, self.on_message, MARKER_SUBSCRIPTION_QOS, raw=True,
             event_callbacks=events,
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self._subscription_qos = subscription.qos_profile
@@ -135,34 +145,36 @@ class MarkerSource(Source):
         policy = qos_policy_name_from_kind(info.last_policy_kind)
         self.incompatible_qos = '%d publisher(s) since start, last policy %s' % (
             info.total_count, policy)
-        self._problems.report(('qos', self.topic, info.total_count),
-                              '%s: a publisher with incompatible QoS (%s) was discovered; none '
-                              'of its markers are received. Subscription: %s (publish '
-                              'reliable, or set qos_overrides.%s.subscription.reliability)'
-                              % (self._resolved_topic, policy,
-                                 _qos_text(self._subscription_qos), self._resolved_topic))
+        self._context.problems.report(
+            ('qos', self.topic, info.total_count),
+            '%s: a publisher with incompatible QoS (%s) was discovered; none of its markers are '
+            'received. Subscription: %s (publish reliable, or set qos_overrides.%s.subscription'
+            '.reliability)' % (self._resolved_topic, policy, _qos_text(self._subscription_qos),
+                               self._resolved_topic))
 
     def configure(self, config):
         required = config.required_obstacle_sources if self.kind != LINK else ()
         self._monitor.configure(config.obstacle_timeout, config.static_obstacle_namespaces,
                                 required)
         self._limits = (config.max_message_bytes, config.max_markers_per_message)
-        self._fixed_frame = config.fixed_frame
+        if config.fixed_frame != self._fixed_frame:
+            self._fixed_frame, self._moved = config.fixed_frame, True
 
     def on_message(self, data):
         """Raw MarkerArray bytes: checked against the limits, then to the worker."""
-        received = self._clocks.now_ns()
-        self._last_message = received * 1e-9
+        received = self._context.clocks.now_ns()
+        self._last_message = received
         reason = self._refusal(data)
-        if reason is None and not self._ingestor.submit_markers(self.kind, data, received):
+        if reason is None and not self._context.ingestor.submit_markers(
+                self.kind, data, received, self._mailbox):
             reason = 'the geometry worker is behind; a message was dropped'
         problem = ('input', self.topic)
         if reason is None:
-            self._problems.resolve(problem, '%s: messages accepted again' % self.topic)
+            self._context.problems.resolve(problem, '%s: messages accepted again' % self.topic)
             return
         # Dropped whole: its namespaces are not refreshed, so their obstacles go STALE.
-        self._problems.report(problem, '%s: %s (its sources are not refreshed)'
-                              % (self.topic, reason))
+        self._context.problems.report(problem, '%s: %s (its sources are not refreshed)'
+                                      % (self.topic, reason))
 
     def _refusal(self, data):
         max_bytes, max_markers = self._limits
@@ -176,55 +188,70 @@ class MarkerSource(Source):
                 count, max_markers)
         return None
 
+    # -- each cycle ----------------------------------------------------------------------------
+
+    def collect(self, now_ns, frames):
+        for result in self._mailbox.take(_RESULTS_PER_CYCLE):
+            self._apply_batch(result)
+        self._expire(now_ns)
+        self._place_at_stamps(frames)
+        if self._changed:
+            self._changed, self._moved = False, True
+            self._monitor.forget_unused({(self.kind, marker_id.ns)
+                                         for marker_id in self._markers})
+            self._data = self._pieces()
+        if self._moved:
+            self._moved = False
+            self._data = replace(self._data, **self._placements())
+        return replace(self._data, **self._freshness(now_ns))
+
+    def status(self, now_ns):
+        return SourceStatus(
+            heard={'%s:%s' % key: heard for key, heard in self._monitor.heard_times().items()},
+            silent=tuple(self.stale_namespaces),
+            topic_heard={self.name: self._last_message},
+            incompatible_qos={self.topic: self.incompatible_qos} if self.incompatible_qos
+            else {})
+
     # -- what the worker built -------------------------------------------------------------
 
-    def owns(self, job_key):
-        return job_key == ('markers', self.kind)
-
-    def on_result(self, result, world):
+    def _apply_batch(self, result):
+        problem = ('input', self.kind, 'batch')
         if result.error is not None:
-            self._problems.report(('input', self.kind, 'batch'), '%s markers: %s'
-                                  % (self.kind, result.error.reason))
+            self._context.problems.report(problem, '%s markers: %s'
+                                          % (self.kind, result.error.reason))
             return
-        self._problems.resolve(('input', self.kind, 'batch'),
-                               '%s markers: built again' % self.kind)
-        clears, ops, heard = result.value
-        for namespace, received in heard.items():
+        self._context.problems.resolve(problem, '%s markers: built again' % self.kind)
+        batch = result.value
+        for namespace, received in batch.heard.items():
             self._monitor.heard(self.kind, namespace, received)
-        for namespace in clears:
-            self._clear(world, namespace)
-        for op in ops:
-            self._apply(world, op)
-        world.moved()
+        for namespace in batch.clears:
+            for marker_id in [marker_id for marker_id in self._markers
+                              if not namespace or marker_id.ns == namespace]:
+                del self._markers[marker_id]
+            self._changed = True
+        for op in batch.ops:
+            self._apply(op)
 
-    def _clear(self, world, namespace):
-        def doomed(name, key):
-            return key[0] == self.name and (not namespace or key[1] == namespace)
-        for _, key in world.bodies.remove_where(self.kind, doomed):
-            self._markers.pop(key, None)
-
-    def _apply(self, world, op):
+    def _apply(self, op):
         """Apply one marker: delete, reject, place, or (re)build its piece."""
-        key = (self.name, op.ns, op.id)
-        bodies = world.bodies
-        state = self._markers.get(key)
-        expires = lifetime_expiry(op.received * 1e-9, op.lifetime)  # seconds
-        if state is not None and state.name != op.name:
-            bodies.remove(self.kind, state.name, key)  # a ~/links marker changed link
-            self._markers.pop(key)
-            state = None
+        marker_id = MarkerId(op.ns, op.id)
+        state = self._markers.get(marker_id)
+        expires = lifetime_expiry(op.received, op.lifetime_ns)
         if op.action == Marker.DELETE:
-            bodies.remove(self.kind, op.name, key)
-            self._markers.pop(key, None)
+            self._changed |= self._markers.pop(marker_id, None) is not None
             return
+        self._moved = True
+        if expires is not None:
+            self._earliest_expiry = min(self._earliest_expiry, expires)
         # A ~/links marker is part of its link: it always moves with it.
         frame_locked = op.frame_locked or self.kind == LINK
         error = op.error
         if error is None and not frame_locked and stamp_problem(op.stamp_ns) is not None:
             error = 'placed at its header.stamp, but the %s' % stamp_problem(op.stamp_ns)
         if error is not None:
-            self._markers.pop(key, None)
-            bodies.set_error(self.kind, op.name, key, error, expires)
+            self._markers[marker_id] = _Marker(op.name, '', expires=expires, error=error)
+            self._changed = True
             return
         placement = MarkerPlacement(op.frame_id, marker_pose_matrix(op.pose), frame_locked,
                                     op.stamp_ns)
@@ -232,116 +259,140 @@ class MarkerSource(Source):
             placement = state.placement  # keep what was resolved for it
         if op.piece is not None:
             piece = op.piece if op.piece.body == op.name else replace(op.piece, body=op.name)
-            bodies.set_piece(self.kind, op.name, key, piece, expires)
-            self._markers[key] = _MarkerState(op.name, op.geometry_key, placement, expires,
-                                              built=True)
-        elif state is not None and state.built and state.geometry_key == op.geometry_key:
+            self._markers[marker_id] = _Marker(op.name, op.geometry_key, placement, expires,
+                                               piece)
+            self._changed = True
+        elif state is not None and state.piece is not None and state.name == op.name and \
+                state.geometry_key == op.geometry_key:
             state.placement, state.expires = placement, expires
-            bodies.touch(self.kind, op.name, key, expires)
         else:
             # The worker thinks we hold this geometry and we do not (it expired meanwhile,
             # or the worker restarted): ask for it again; until then the body is PENDING.
-            self._ingestor.forget(self.kind, op.ns, op.id)
-            self._markers[key] = _MarkerState(op.name, op.geometry_key, placement, expires)
-            bodies.set_pending(self.kind, op.name, key, expires)
+            self._context.ingestor.forget(self.kind, op.ns, op.id)
+            self._markers[marker_id] = _Marker(op.name, op.geometry_key, placement, expires)
+            self._changed = True
 
     # -- lifetime, placement, freshness --------------------------------------------------------
 
-    def keep_expired(self, kind, key, expires):
+    def _expire(self, now_ns):
         """
-        Keep a marker past its lifetime (as STALE) unless its namespace was heard since.
+        Drop markers past their lifetime, unless their namespace was not heard since.
 
         RViz drops a marker when its lifetime ends. Here a marker goes only once its source has
         been heard after the lifetime ended (the source is alive and chose not to renew it);
         if the source has been silent since, the publisher may have died, and a dead publisher
         must never make an obstacle vanish: the marker stays, STALE.
         """
-        heard = self._monitor.last_heard(self.kind, key[1])
-        return heard is None or heard * 1e-9 <= expires
-
-    def expired(self, kind, key):
-        self._markers.pop(key, None)
-
-    def poll(self, world, now_ns):
-        """Place what can be placed at its stamp; forget namespaces that hold nothing."""
-        if self._place_at_stamps():
-            world.moved()
-        if self._used_version != world.bodies.version:
-            self._used_version = world.bodies.version
-            used = {(self.kind, key[1]) for _, key in world.bodies.keys(self.kind, self.name)}
-            self._monitor.forget_unused(used | {(self.kind, key[1]) for key in self._markers})
-
-    def placement(self, kind, key):
-        """(frame, origin) of a marker piece; (None, None) while it cannot be placed."""
-        placement = self._markers[key].placement
-        fixed_frame = self._fixed_frame
-        if placement.frame_locked or placement.frame_id == fixed_frame:
-            return placement.frame_id or fixed_frame, placement.origin
-        origin = placement.placed.get(fixed_frame)
-        return (fixed_frame, origin) if origin is not None else (None, None)
-
-    def _place_at_stamps(self):
-        """Try to place every unplaced, not frame-locked marker at its stamp."""
-        changed = False
-        fixed_frame = self._fixed_frame
-        for key, state in self._markers.items():
-            placement = state.placement
-            if placement.frame_locked or placement.frame_id == fixed_frame or \
-                    fixed_frame in placement.placed:
+        if not self._earliest_expiry < now_ns:
+            return  # the common case, without a scan of every marker
+        for marker_id, marker in list(self._markers.items()):
+            if marker.expires is None or not marker.expires < now_ns:
                 continue
-            lookup = self._frames.lookup(fixed_frame, placement.frame_id, placement.stamp_ns)
-            problem = ('placement', self.kind, key)
+            heard = self._monitor.last_heard(self.kind, marker_id.ns)
+            if heard is not None and heard > marker.expires:
+                del self._markers[marker_id]
+                self._changed = True
+        self._earliest_expiry = min((marker.expires for marker in self._markers.values()
+                                     if marker.expires is not None), default=math.inf)
+
+    def _place_at_stamps(self, frames):
+        """Try to place every unplaced, not frame-locked marker at its stamp."""
+        fixed_frame = self._fixed_frame
+        for marker_id, marker in self._markers.items():
+            placement = marker.placement
+            if placement is None or placement.frame_locked or \
+                    placement.frame_id == fixed_frame or fixed_frame in placement.placed:
+                continue
+            lookup = frames.lookup(fixed_frame, placement.frame_id, placement.stamp_ns)
+            problem = ('placement', self.kind, marker_id)
             if lookup.status == TfStatus.OK:
                 placement.placed[fixed_frame] = lookup.matrix @ placement.origin
                 placement.failure = ''
-                self._problems.resolve(problem)
-                changed = True
+                self._context.problems.resolve(problem)
+                self._moved = True
             elif lookup.status != TfStatus.EXTRAPOLATION or lookup.past:
                 placement.failure = lookup.reason
-                self._problems.report(problem, "%s '%s' (frame_locked false) cannot be placed "
-                                      'at its stamp: %s; its pairs are STALE'
-                                      % (self.kind, state.name, lookup.reason),
-                                      level='warning')
-        return changed
+                self._context.problems.report(
+                    problem, "%s '%s' (frame_locked false) cannot be placed at its stamp: %s; "
+                    'its pairs are STALE' % (self.kind, marker.name, lookup.reason),
+                    level='warning')
 
-    def silent(self, pieces, now):
-        """Pieces of silent namespaces, and markers kept past their lifetime, are STALE."""
+    def _pieces(self):
+        """Return the slot's pieces, one per marker, in marker order."""
+        ordered = sorted(self._markers.items())
+        pieces = tuple(SourcePiece(self.kind, marker.name, PieceKey(self.name, marker_id),
+                                   marker.piece, marker.error, marker.pending)
+                       for marker_id, marker in ordered)
+        namespaces = sorted({marker_id.ns for marker_id, _ in ordered})
+        index = {namespace: position for position, namespace in enumerate(namespaces)}
+        self._namespaces = (tuple(namespaces), numpy.array(
+            [index[marker_id.ns] for marker_id, _ in ordered], dtype=numpy.int64))
+        return SourceData(pieces)
+
+    def _placements(self):
+        """Return the slot's frames and origins (frame None: not placed at its stamp yet)."""
+        fixed_frame = self._fixed_frame
+        pieces = self._data.pieces
+        frames, origins = [], numpy.tile(numpy.eye(4), (len(pieces), 1, 1))
+        expiries = numpy.full(len(pieces), TIMELESS, dtype=numpy.int64)
+        for index, entry in enumerate(pieces):
+            marker = self._markers[entry.key.item]
+            if marker.expires is not None:
+                expiries[index] = marker.expires
+            placement = marker.placement
+            if placement is None:
+                frames.append(None)
+            elif placement.frame_locked or placement.frame_id == fixed_frame:
+                frames.append(placement.frame_id or fixed_frame)
+                origins[index] = placement.origin
+            elif fixed_frame in placement.placed:
+                frames.append(fixed_frame)
+                origins[index] = placement.placed[fixed_frame]
+            else:
+                frames.append(None)
+        self._expiries = expiries
+        return {'frames': tuple(frames), 'origins': origins}
+
+    def _freshness(self, now_ns):
+        """
+        Return the times and staleness of the slot's pieces, judged per namespace.
+
+        A silent namespace's markers are STALE (Nav2's source_timeout, ``obstacle_timeout``),
+        and so is a marker kept past its lifetime; a static namespace does not age. A
+        required namespace that never published, or went silent, makes the node not ready.
+        """
         monitor = self._monitor
-        stale = {key[1] for _, _, key in pieces if monitor.is_stale(self.kind, key[1], now)}
-        self._report_silent(stale)
-        return [key[1] in stale or _past(self._markers.get(key), now) for _, _, key in pieces]
+        namespaces, of_piece = self._namespaces
+        stale = numpy.array([monitor.is_stale(self.kind, namespace, now_ns)
+                             for namespace in namespaces], dtype=bool)
+        times = numpy.array([_namespace_time(monitor, self.kind, namespace)
+                             for namespace in namespaces], dtype=numpy.int64)
+        self._report_silent([namespace for namespace, silent in zip(namespaces, stale)
+                             if silent])
+        return {'times': times[of_piece],
+                'stale': stale[of_piece] | (self._expiries < now_ns),
+                'not_ready': tuple(monitor.required_problems(now_ns))}
 
     def _report_silent(self, stale):
-        current = {('source', self.kind, namespace) for namespace in stale}
+        problems = self._context.problems
+        current = {_Silent('source', self.kind, namespace) for namespace in stale}
         for key in current:
-            self._problems.report(key, "%s source '%s' silent for more than obstacle_timeout "
-                                  '(%g s); its pairs are STALE'
-                                  % (self.kind, key[2], self._monitor.timeout),
-                                  level='warning')
-        self._problems.keep_only(('source', self.kind), current,
-                                 lambda key: "%s source '%s' publishes again" % key[1:])
+            problems.report(key, "%s source '%s' silent for more than obstacle_timeout (%g s); "
+                            'its pairs are STALE' % (self.kind, key.namespace,
+                                                     self._monitor.timeout), level='warning')
+        problems.keep_only(('source', self.kind), current,
+                           lambda key: "%s source '%s' publishes again" % (key.kind,
+                                                                           key.namespace))
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
 
-    def data_times(self, pieces):
-        """Each piece's namespace was last heard then (int ns); a static namespace does not age."""
-        monitor, times = self._monitor, []
-        for _, _, key in pieces:
-            heard = monitor.last_heard(self.kind, key[1])
-            if monitor.is_static(key[1]):
-                times.append(TIMELESS)
-            else:
-                times.append(UNKNOWN if heard is None else heard)
-        return times
 
-    def not_ready(self, now):
-        return self._monitor.required_problems(now)
+def _namespace_time(monitor, kind, namespace):
+    """When a namespace was last heard (int ns); a static namespace does not age."""
+    if monitor.is_static(namespace):
+        return TIMELESS
+    heard = monitor.last_heard(kind, namespace)
+    return UNKNOWN if heard is None else heard
 
-    def ages(self, now):
-        return {'%s:%s' % key: age for key, age in self._monitor.ages(now).items()}
 
-    def last_message_age(self, now):
-        """Seconds since the topic's last message (inf: never)."""
-        return now - self._last_message if self._last_message is not None else float('inf')
-
-    def forget_heard(self):
-        self._monitor.forget_heard()
+# A silent namespace as the problem log keys it.
+_Silent = collections.namedtuple('_Silent', 'topic kind namespace')

@@ -16,7 +16,7 @@
 Observation sources: point clouds and laser scans as obstacles, self-filtered, exact.
 
 As in Nav2's collision monitor, each name in ``observation_sources`` is a source configured
-by its own ``<name>.*`` parameters (``params.OBSERVATION_SOURCE_PARAMETERS``): a
+by its own ``<name>.*`` parameters (``observation_settings``): a
 ``sensor_msgs/PointCloud2`` or ``sensor_msgs/LaserScan`` topic, its QoS, timeout, range and
 height limits and voxel size.
 
@@ -47,14 +47,18 @@ has no piece and no pair.
 """
 
 import array
+import collections
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 import time
 
 from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
-from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.bodies import OBSTACLE
 from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.sources.base import Source
+from gjk_ros.ros.sources.base import (PieceKey, Source, source_valid, SourceData, SourcePiece,
+                                      SourceStatus)
 from gjk_ros.ros.sources.clouds import decode_laserscan, decode_pointcloud2, read_cloud_header
+from gjk_ros.ros.sources.observation_settings import source_parameter_specs
 from gjk_ros.ros.tf_buffer import TfStatus
 from gjk_ros.ros.timekeeping import stamp_problem, UNKNOWN
 import numpy
@@ -77,16 +81,16 @@ def subscription_qos(name):
     return qos_profile_sensor_data
 
 
-def make_observation_sources(config, problems, clocks, frames, decomposer):
+def make_observation_sources(config, context):
     """Make the sources of ``observation_sources``; log each unusable one with its reason."""
     sources = []
     for settings in config.observations:
         if not settings.topic.strip('/'):
             reason = "observation source '%s': %s.topic is not set; the source is not " \
                 'subscribed' % (settings.name, settings.name)
-            problems.report(('observation_sources', settings.name), reason)
+            context.problems.report(('observation_sources', settings.name), reason)
             continue
-        sources.append(ObservationSource(settings, problems, clocks, frames, decomposer))
+        sources.append(ObservationSource(settings, context))
     return sources
 
 
@@ -114,16 +118,25 @@ class Cloud:
 
 
 class ObservationSource(Source):
-    """One entry of ``observation_sources``; see the module docstring."""
+    """
+    One entry of ``observation_sources``; see the module docstring.
 
-    def __init__(self, settings, problems, clocks, frames, decomposer):
-        super().__init__(settings.name)
+    Parameters
+    ----------
+    settings : ObservationSettings
+        Its ``<name>.*`` parameters at start-up.
+    context : SourceContext
+        The problem log (refusals by name), the clocks (receive times; a jump back forgets
+        the cloud), the meshes' convex parts and the world's link pieces (the self-filter
+        and the nearest points measure what the layout measures).
+
+    """
+
+    def __init__(self, settings, context):
+        super().__init__(settings.name, context)
         self.settings = settings
         self.kind, self.topic = settings.kind, settings.topic
-        self._problems, self._clocks, self._frames = problems, clocks, frames
-        self._decomposer = decomposer
         self._config = None
-        self._node = None
         self._filtered = None       # publisher of the self-filtered cloud
         # Raw messages not used yet, oldest first: at most one waiting for its transforms and
         # the newest (latest wins), so clouds faster than TF never starve each other.
@@ -137,20 +150,25 @@ class ObservationSource(Source):
         self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
-        self._shapes = {}           # id(shape) -> (shape, PointDistanceShape)
-        self._nearest = {}          # piece key -> index into cloud.points
-        self._placed = None         # (cloud, nearest) the point pieces were placed for
-        self._poses = {}            # piece key -> (cloud, pose, index) of its last search
+        self._shapes = {}           # id(shape) -> _Prepared
+        self._nearest = {}          # LinkPart -> index into cloud.points
+        self._placed = None         # _Placed: what the point pieces were placed for
+        self._poses = {}            # LinkPart -> _Search, its last search
+        self._data = SourceData()
         self.process_times = []
+        context.clocks.on_jump_back(self._forget_heard)
+
+    @classmethod
+    def parameter_specs(cls, name):
+        return source_parameter_specs(name)
 
     # -- input ---------------------------------------------------------------------------------
 
     def subscribe(self, node):
         from sensor_msgs.msg import LaserScan, PointCloud2
         message = PointCloud2 if self.kind == 'pointcloud' else LaserScan
-        self._node = node
-        node.create_subscription(message, self.topic, self.on_message,
-                                 subscription_qos(self.settings.qos), raw=True)
+        self._subscribe(node, message, self.topic, self.on_message,
+                        subscription_qos(self.settings.qos), raw=True)
 
     def configure(self, config):
         # type, topic and qos cannot change at run time (node_parameters refuses them).
@@ -160,7 +178,7 @@ class ObservationSource(Source):
 
     def on_message(self, data):
         """Keep the latest raw message (latest wins); refuse an oversize one by name."""
-        self._heard = self._clocks.now_ns()
+        self._heard = self._context.clocks.now_ns()
         limit = self._config.observation_max_bytes
         if len(data) > limit:
             self._refuse('a %d-byte message exceeds observation_max_bytes (%d)'
@@ -170,23 +188,40 @@ class ObservationSource(Source):
 
     def _refuse(self, reason):
         self.failure = reason
-        self._problems.report(('input', self.name), "observation source '%s' (%s): %s; its "
-                              'pairs are STALE' % (self.name, self.topic, reason),
-                              level='warning')
+        self._context.problems.report(
+            ('input', self.name), "observation source '%s' (%s): %s; its pairs are STALE"
+            % (self.name, self.topic, reason), level='warning')
 
     def _accept(self):
         self.failure = None
-        self._problems.resolve(('input', self.name),
-                               "observation source '%s' usable again" % self.name)
+        self._context.problems.resolve(('input', self.name),
+                                       "observation source '%s' usable again" % self.name)
 
     # -- each cycle ----------------------------------------------------------------------------
 
-    def poll(self, world, now_ns):
+    def collect(self, now_ns, frames):
         """Take a finished cloud, start the next one, and place the nearest points."""
         self._finish_job()
+        pieces = self._link_pieces()
         if self._job is None:
-            self._start_job(world)
-        self._place_nearest(world, now_ns)
+            self._start_job(frames, pieces)
+        self._place_nearest(frames, pieces, now_ns)
+        cloud = self.cloud
+        count = len(self._data.pieces)
+        return replace(
+            self._data,
+            times=numpy.full(count, UNKNOWN if cloud is None else cloud.stamp_ns, numpy.int64),
+            stale=numpy.full(count, self._silent_reason(now_ns) is not None),
+            not_ready=self._not_ready(now_ns))
+
+    def status(self, now_ns):
+        if self.cloud is None:
+            return SourceStatus()
+        return SourceStatus(heard={'observation:%s' % self.name: self.cloud.stamp_ns})
+
+    def close(self):
+        super().close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _finish_job(self):
         if self._job is None or not self._job.done():
@@ -221,26 +256,28 @@ class ObservationSource(Source):
         if self._filtered.get_subscription_count():
             self._filtered.publish(filtered_cloud_message(cloud, self._config.fixed_frame))
 
-    def _start_job(self, world):
+    def _start_job(self, frames, pieces):
         """Process the newest message that can be placed at its stamp, dropping older ones."""
         for index in reversed(range(len(self._pending))):
-            placed = self._placed_at_stamp(self._pending[index], world)
+            placed = self._placed_at_stamp(self._pending[index], frames, pieces)
             if placed == 'wait':
                 continue
             del self._pending[:index + 1]  # older ones are superseded
             if placed is not None:
-                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], *placed[:4],
+                data, header, transform, links = placed
+                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], data, header,
+                                              transform, links,
                                               CloudLimits(self._config, self.settings),
                                               self._gatherer)
-                self._job_geometry = placed[4]
+                self._job_geometry = _geometry_of(pieces)
             return
 
-    def _placed_at_stamp(self, data, world):
+    def _placed_at_stamp(self, data, frames, pieces):
         """
-        Return (data, header, transform, links, geometry) of a message, 'wait' or None.
+        Return (data, header, transform, links) of a message, 'wait' or None.
 
-        'wait': for TF; None: refused. ``geometry`` identifies the link pieces it is
-        self-filtered against (``_geometry_of``).
+        'wait': for TF; None: refused. ``links`` are the link pieces posed at the stamp, as
+        the self-filter takes them.
         """
         try:
             header = read_cloud_header(data)
@@ -250,20 +287,21 @@ class ObservationSource(Source):
         if stamp_problem(header.stamp_ns) is not None:
             self._refuse('its %s' % stamp_problem(header.stamp_ns))
             return None
-        transform = self._at_stamp(header.frame_id or self._config.fixed_frame, header)
+        transform = self._at_stamp(frames, header.frame_id or self._config.fixed_frame,
+                                   header)
         if not isinstance(transform, numpy.ndarray):
             return transform
-        links, pieces = [], self._link_pieces(world)
-        for _, frame, origin, shape in pieces:
-            pose = self._at_stamp(frame, header)
+        links = []
+        for piece in pieces:
+            pose = self._at_stamp(frames, piece.frame, header)
             if not isinstance(pose, numpy.ndarray):
                 return pose
-            links.append((self._prepared(shape), pose @ origin))
-        return data, header, transform, links, _geometry_of(pieces)
+            links.append((self._prepared(piece.shape), pose @ piece.origin))
+        return data, header, transform, links
 
-    def _at_stamp(self, frame, header):
+    def _at_stamp(self, frames, frame, header):
         """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
-        lookup = self._frames.lookup(self._config.fixed_frame, frame, header.stamp_ns)
+        lookup = frames.lookup(self._config.fixed_frame, frame, header.stamp_ns)
         if lookup.status == TfStatus.OK:
             return lookup.matrix
         if lookup.status == TfStatus.EXTRAPOLATION and not lookup.past:
@@ -272,27 +310,28 @@ class ObservationSource(Source):
         self._refuse("frame '%s' has no transform at the stamp: %s" % (frame, lookup.reason))
         return None
 
-    def _link_pieces(self, world):
-        """(key, frame, origin, shape) of every link piece as the layout measures it."""
+    def _link_pieces(self):
+        """Every link piece as the layout measures it (its convex parts, each a ``_Part``)."""
         fixed = self._config.fixed_frame
-        pieces = []
-        for name in world.bodies.names(LINK):
-            for key, tracked in world.bodies.keyed_pieces(LINK, name):
-                piece = tracked.piece
-                shapes = self._decomposer.parts_for(piece) or [piece.shape]
-                for index, shape in enumerate(shapes):
-                    pieces.append(((name, key, index), piece.frame_id.lstrip('/') or fixed,
-                                   piece.origin, shape))
-        return pieces
+        parts = []
+        for link in self._context.world.link_pieces():
+            piece = link.piece
+            frame, origin = link.frame, link.origin
+            if frame is None:  # not placed by its source yet: where it was built
+                frame, origin = piece.frame_id.lstrip('/') or fixed, piece.origin
+            shapes = self._context.decomposer.parts_for(piece) or [piece.shape]
+            parts += [_Part(LinkPart(link.name, link.key, index), frame, origin, shape)
+                      for index, shape in enumerate(shapes)]
+        return parts
 
-    def _place_nearest(self, world, now_ns):
+    def _place_nearest(self, frames, pieces, now_ns):
         """Each link piece's nearest cloud point becomes (or moves) one point piece."""
         cloud = self.cloud
         if cloud is None or not len(cloud):
             self._nearest, self._placed, self._poses = {}, None, {}
-            world.set_pieces(OBSTACLE, self.name, [])
+            if self._data.pieces:
+                self._data = SourceData()
             return
-        pieces = self._link_pieces(world)
         if cloud.geometry != _geometry_of(pieces):
             # Filtered against other link pieces (the robot arrived or changed meanwhile):
             # its own points may still be in it, so it is not searched; the points placed
@@ -300,108 +339,97 @@ class ObservationSource(Source):
             self._refuse('its cloud was self-filtered against other link geometry (the robot '
                          'changed); waiting for the next cloud')
             return
-        frames = sorted({frame for _, frame, _, _ in pieces})
-        lookups = self._frames.buffer.lookup_many(
-            self._config.fixed_frame, frames, now_ns=now_ns,
-            timeout_ns=int(self._config.tf_timeout * 1e9))
+        lookups = frames.lookup_latest(sorted({piece.frame for piece in pieces}), now_ns)
         nearest = {}
-        for key, frame, origin, shape in pieces:
-            lookup = lookups[frame]
+        for piece in pieces:
+            lookup = lookups[piece.frame]
             if lookup.status == TfStatus.OK:
-                nearest[key] = self._nearest_point(lookup.matrix @ origin, shape, key)
+                nearest[piece.key] = self._nearest_point(lookup.matrix @ piece.origin,
+                                                         piece.shape, piece.key)
             else:  # any kept point is harmless: the link's pairs are STALE meanwhile
-                nearest[key] = cloud.kept_index(self._nearest.get(key, 0))
+                nearest[piece.key] = cloud.kept_index(self._nearest.get(piece.key, 0))
         self._poses = {key: value for key, value in self._poses.items() if key in nearest}
-        if (cloud, nearest) != self._placed or set(nearest) != self._piece_keys(world):
-            self._nearest, self._placed = nearest, (cloud, nearest)
-            self._set_points(world)
+        if self._placed is None or self._placed.cloud is not cloud or \
+                self._placed.nearest != nearest:
+            self._nearest, self._placed = nearest, _Placed(cloud, nearest)
+            self._data = self._points()
 
     def _nearest_point(self, pose, shape, key):
         """Index of the cloud point nearest to one link piece at ``pose`` (exact)."""
-        cloud = self.cloud
-        last = self._poses.get(key)
-        if last is not None and last[0] is cloud and numpy.array_equal(last[1], pose):
-            return last[2]  # same cloud, same pose: the same answer
+        cloud, placed = self.cloud, self._placed
+        search = self._poses.get(key)
+        if search is not None and search.cloud is cloud and \
+                numpy.array_equal(search.pose, pose):
+            return search.index  # same cloud, same pose: the same answer
         hint = None
-        if self._placed is not None:
-            last = self._placed[1].get(key)
-            if last is not None and self._placed[0] is cloud:
-                hint = last  # tracking: usually still the nearest
-            elif last is not None and last < len(self._placed[0].points):
-                # A new cloud of the same scene: its point nearest to the last answer.
-                hint = point_near(cloud, self._placed[0].points[last])
+        last = None if placed is None else placed.nearest.get(key)
+        if last is not None and placed.cloud is cloud:
+            hint = last  # tracking: usually still the nearest
+        elif last is not None and last < len(placed.cloud.points):
+            # A new cloud of the same scene: its point nearest to the last answer.
+            hint = point_near(cloud, placed.cloud.points[last])
         index = nearest_point(cloud, self._prepared(shape), pose, hint)
-        self._poses[key] = (cloud, pose, index)
+        self._poses[key] = _Search(cloud, pose, index)
         return index
 
     def _prepared(self, shape):
-        entry = self._shapes.get(id(shape))
-        if entry is None or entry[0] is not shape:
-            entry = (shape, PointDistanceShape(shape))
-            self._shapes[id(shape)] = entry
-        return entry[1]
+        shape_id = id(shape)
+        prepared = self._shapes.get(shape_id)
+        if prepared is None or prepared.shape is not shape:
+            prepared = _Prepared(shape, PointDistanceShape(shape))
+            self._shapes[shape_id] = prepared
+        return prepared.distances
 
-    def _piece_keys(self, world):
-        return {key[1:] for _, key in world.bodies.keys(OBSTACLE, self.name)}
-
-    def _set_points(self, world):
-        load_models()  # one whole import, whatever thread (model_imports.py)
-        from gjk_ros.models.pieces import CollisionPiece
+    def _points(self):
+        """Return the slot: one point piece per link piece, at its nearest cloud point."""
         fixed = self._config.fixed_frame
-        entries = [(self.name, (self.name,) + key,
-                    CollisionPiece(self.name, fixed, numpy.eye(4), _point_shape(),
-                                   'nearest point of %s' % self.name))
-                   for key in self._nearest]
-        world.set_pieces(OBSTACLE, self.name, entries)
-        world.moved()
-
-    def placement(self, kind, key):
-        """Place a point piece at its cloud point, in fixed_frame."""
-        origin = numpy.eye(4)
-        index = self._nearest.get(key[1:])
-        if index is not None and self.cloud is not None and index < len(self.cloud.points):
-            origin[:3, 3] = self.cloud.points[index]
-        return self._config.fixed_frame, origin
+        keys = sorted(self._nearest, key=repr)
+        pieces = self._data.pieces
+        if [entry.key.item for entry in pieces] != keys:
+            load_models()  # one whole import, whatever thread (model_imports.py)
+            from gjk_ros.models.pieces import CollisionPiece
+            point = CollisionPiece(self.name, fixed, numpy.eye(4), _point_shape(),
+                                   'nearest point of %s' % self.name)
+            pieces = tuple(SourcePiece(OBSTACLE, self.name, PieceKey(self.name, key), point)
+                           for key in keys)
+        origins = numpy.tile(numpy.eye(4), (len(keys), 1, 1))
+        origins[:, :3, 3] = self.cloud.points[[self._nearest[key] for key in keys]]
+        return SourceData(pieces, (fixed,) * len(keys), origins)
 
     # -- freshness -----------------------------------------------------------------------------
 
-    def _silent_reason(self, now):
+    def _silent_reason(self, now_ns):
         if self.failure is not None:
             return self.failure
         if self.cloud is None:
             return 'has not published' if self._heard is None else 'no cloud usable yet'
         timeout = self.settings.source_timeout
-        if now - self.cloud.stamp_ns * 1e-9 > timeout:
+        if not source_valid(self.cloud.stamp_ns, now_ns, timeout):
             # No live age in the text: the reason stays one problem while it lasts.
             return 'silent: last cloud older than %s.source_timeout (%g s)' % (self.name, timeout)
         return None
 
-    def silent(self, pieces, now):
-        stale = self._silent_reason(now) is not None
-        return [stale] * len(pieces)
-
-    def data_times(self, pieces):
-        return [UNKNOWN if self.cloud is None else self.cloud.stamp_ns] * len(pieces)
-
-    def not_ready(self, now):
+    def _not_ready(self, now_ns):
         """Silent after being heard, or required and silent: the minimum cannot be vouched."""
-        reason = self._silent_reason(now)
+        reason = self._silent_reason(now_ns)
         required = self.name in self._config.required_observation_sources
         if reason is None or (self._heard is None and self.cloud is None and not required):
-            return []
-        return ["observation source '%s' %s" % (self.name, reason)]
+            return ()
+        return ("observation source '%s' %s" % (self.name, reason),)
 
-    def ages(self, now):
-        if self.cloud is None:
-            return {}
-        return {'observation:%s' % self.name: now - self.cloud.stamp_ns * 1e-9}
-
-    def forget_heard(self):
+    def _forget_heard(self):
+        """ROS time jumped back: the source counts as unheard, its cloud as never had."""
         self._heard = None
         self.cloud = None
 
-    def close(self):
-        self._pool.shutdown(wait=False, cancel_futures=True)
+
+LinkPart = collections.namedtuple('LinkPart', 'link key part')
+LinkPart.__doc__ = 'A convex part of a link piece: its link, its ``PieceKey``, its index.'
+_Part = collections.namedtuple('_Part', 'key frame origin shape')
+# The last search of a piece, the nearest points placed, a shape prepared for point distances.
+_Search = collections.namedtuple('_Search', 'cloud pose index')
+_Placed = collections.namedtuple('_Placed', 'cloud nearest')
+_Prepared = collections.namedtuple('_Prepared', 'shape distances')
 
 
 def nearest_point(cloud, prepared, pose, hint=None):
@@ -425,7 +453,7 @@ def nearest_point(cloud, prepared, pose, hint=None):
 
 def _geometry_of(pieces):
     """Return what identifies the link pieces a cloud is self-filtered against."""
-    return tuple((key, id(shape)) for key, _, _, shape in pieces)
+    return tuple((piece.key, id(piece.shape)) for piece in pieces)
 
 
 def _load_kernels():

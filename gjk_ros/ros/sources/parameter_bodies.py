@@ -15,14 +15,17 @@
 """
 The parameter source: bodies declared in ``static_obstacles`` and ``link_geometry``.
 
-The texts are parsed and built by the geometry worker like any input (a mesh there is bounded
-in time and memory too); their pieces are keyed ``('parameters', n)``. They are state, not a
-stream: they never go silent. While they are being built the node is not ready (a missing
-piece could be the closest one).
+Each text is parsed once, by the parameter layer that validated it (``params.parsed_bodies``),
+and its bodies are built by the geometry worker like any input (a mesh there is bounded in
+time and memory too). They are state, not a stream: they never go stale. While they are being
+built the node is not ready (a missing piece could be the closest one).
 """
 
 from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.sources.base import Source
+from gjk_ros.ros.ingestion import Mailbox
+from gjk_ros.ros.jobs import BodyTextJob
+from gjk_ros.ros.params import parsed_bodies
+from gjk_ros.ros.sources.base import PieceKey, Source, SourcePiece, state_data
 
 __all__ = ['ParameterBodySource']
 
@@ -35,51 +38,62 @@ class ParameterBodySource(Source):
 
     Parameters
     ----------
-    problems : gjk_ros.ros.problems.ProblemLog
-        Where a rejected text is logged once.
+    context : SourceContext
+        The geometry worker, and the problem log (a rejected text is logged once).
 
     """
 
-    def __init__(self, problems):
-        super().__init__('parameters')
-        self._problems = problems
+    def __init__(self, context):
+        super().__init__('parameters', context)
+        self._mailbox = Mailbox()
         self._texts = {}
         self._fixed_frame = ''
         self._tokens = {}
-        self._dirty = True
+        self._pieces = {LINK: (), OBSTACLE: ()}
+        self._data = None
 
     def configure(self, config):
         texts = {kind: getattr(config, name) for kind, name in _TEXT_OF_KIND.items()}
-        if (texts, config.fixed_frame) != (self._texts, self._fixed_frame):
-            self._texts, self._fixed_frame = texts, config.fixed_frame
-            self._dirty = True
-
-    def submit(self, ingestor):
-        if not self._dirty:
+        if (texts, config.fixed_frame) == (self._texts, self._fixed_frame):
             return
-        self._dirty = False
-        for kind, text in self._texts.items():
-            self._tokens[kind] = ingestor.submit(('param', kind), (text, self._fixed_frame))
+        self._texts, self._fixed_frame, self._data = texts, config.fixed_frame, None
+        limits = config.ingest_limits()
+        for kind, text in texts.items():
+            problem = ('parameter', kind)
+            try:
+                bodies = parsed_bodies(text, limits)
+            except ValueError as error:
+                self._context.problems.report(problem, 'parameter bodies rejected: %s' % error)
+                self._tokens.pop(kind, None)
+                self._pieces[kind] = ()
+                continue
+            self._context.problems.resolve(problem)
+            self._tokens[kind] = self._context.ingestor.submit(
+                BodyTextJob(kind, bodies, config.fixed_frame), self._mailbox)
 
-    def owns(self, job_key):
-        return job_key[0] == 'param'
+    def collect(self, now_ns, frames):
+        for result in self._mailbox.take(len(_TEXT_OF_KIND)):
+            kind = result.job.kind
+            if result.token == self._tokens.get(kind):
+                del self._tokens[kind]
+                self._apply(kind, result)
+                self._data = None
+        if self._data is None:
+            not_ready = ['static_obstacles / link_geometry being built'] if self._tokens else []
+            self._data = state_data(self._pieces[LINK] + self._pieces[OBSTACLE],
+                                    self._fixed_frame, not_ready)
+        return self._data
 
-    def on_result(self, result, world):
-        kind = result.key[1]
-        if result.token != self._tokens.get(kind):
-            return  # superseded by a newer text
-        del self._tokens[kind]
-        entries = []
+    def _apply(self, kind, result):
+        problem = ('parameter', kind)
         if result.error is not None:
-            self._problems.report(('parameter', kind), 'parameter bodies rejected: %s'
-                                  % result.error.reason)
-        else:
-            self._problems.resolve(('parameter', kind))
-            # A ModelError from the worker rejects its body; its reason is kept.
-            entries = [(name, (self.name, index),
-                        value.reason if isinstance(value, Exception) else value)
-                       for name, index, value in result.value]
-        world.set_pieces(kind, self.name, entries)
-
-    def not_ready(self, now):
-        return ['static_obstacles / link_geometry being built'] if self._tokens else []
+            self._context.problems.report(problem, 'parameter bodies rejected: %s'
+                                          % result.error.reason)
+            self._pieces[kind] = ()
+            return
+        self._context.problems.resolve(problem)
+        # A body the worker rejected keeps its reason (the body is INVALID).
+        self._pieces[kind] = tuple(
+            SourcePiece(kind, entry.body, PieceKey(self.name, (kind, entry.body, entry.index)),
+                        entry.piece, entry.error)
+            for entry in result.value)

@@ -19,30 +19,32 @@ Topics (parameters; '' leaves one out): ``collision_object_topic``
 (moveit_msgs/CollisionObject), ``attached_collision_object_topic``
 (moveit_msgs/AttachedCollisionObject), ``planning_scene_topic`` and
 ``monitored_planning_scene_topic`` (moveit_msgs/PlanningScene, full scenes and diffs). All are
-read raw and decoded, checked and built by the geometry worker (a scene with meshes can be
-megabytes); every message is a job of its own, applied in arrival order, because a diff only
-makes sense after the messages before it.
+read raw; each message goes to the geometry worker once, as raw bytes, and is decoded, checked
+and built there (a scene with meshes can be megabytes). Every message is a job of its own,
+applied in arrival order, because a diff only makes sense after the messages before it.
 
 - World objects are obstacles named by their id, placed at ``header.frame_id`` (resolved with
   TF every cycle, as a frame-locked marker); attached objects are link pieces named by their
   id, moving with their link, never paired with the link or its ``touch_links``.
-- The allowed collision matrix, ``link_padding`` and the touch links reach the layout through
-  ``World.collision_rules``.
-- The scene is state, not a stream: it never goes silent (``data_times`` +inf). An operation
-  on an unknown id is reported by name and changes nothing; a malformed object is rejected by
-  name (its pairs INVALID) and everything else is served.
+- The allowed collision matrix, ``link_padding`` and the touch links are the slot's ``rules``.
+- The scene is state, not a stream: it never goes stale. An operation on an unknown id is
+  reported by name and changes nothing; a malformed object is rejected by name (its pairs
+  INVALID) and everything else is served.
 """
 
+import collections
+from dataclasses import replace
 import itertools
 
 from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.ingestion import Mailbox
+from gjk_ros.ros.jobs import SceneMessageJob
 from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.sources.base import Source
+from gjk_ros.ros.sources.base import CollisionRules, PieceKey, Source, SourcePiece, state_data
 from gjk_ros.ros.tf_buffer import TfStatus
-from gjk_ros.ros.world import CollisionRules
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['decode_scene_message', 'PlanningSceneSource', 'SCENE_TOPICS']
+__all__ = ['PlanningSceneSource', 'SCENE_TOPICS']
 
 # Reliable as MoveIt publishes; volatile, so transient-local publishers match too.
 SCENE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
@@ -52,6 +54,9 @@ SCENE_TOPICS = (('collision_object_topic', 'object'),
                 ('attached_collision_object_topic', 'attached'),
                 ('planning_scene_topic', 'scene'),
                 ('monitored_planning_scene_topic', 'scene'))
+# Messages applied per cycle: each is a cheap update of the scene, but a burst of thousands
+# must be spread over cycles rather than delay one.
+_RESULTS_PER_CYCLE = 200
 
 
 def _message_type(kind):
@@ -60,46 +65,22 @@ def _message_type(kind):
             'scene': PlanningScene}[kind]
 
 
-def decode_scene_message(kind, data, limits):
-    """
-    Worker side: raw bytes of one message to what ``SceneState`` applies.
-
-    Returns ('object', operation, SceneObject), ('attached', operation, AttachedObject) or
-    ('scene', SceneUpdate).
-    """
-    from gjk_ros.models.collision_objects import attached_object, scene_object, scene_update
-    from rclpy.serialization import deserialize_message
-    message = deserialize_message(data, _message_type(kind))
-    options = {'limits': limits, 'hull_warning_threshold': limits.hull_warning_threshold}
-    if kind == 'object':
-        return ('object',) + scene_object(message, **options)
-    if kind == 'attached':
-        return ('attached',) + attached_object(message, **options)
-    return ('scene', scene_update(message, **options))
-
-
 class PlanningSceneSource(Source):
     """
     MoveIt's planning scene topics as a source of obstacles, link pieces and pair rules.
 
     Parameters
     ----------
-    ingestor : gjk_ros.ros.ingestion.Ingestor
-        Decodes and builds the messages in the geometry worker.
-    problems : gjk_ros.ros.problems.ProblemLog
-        Where refusals and operations on unknown ids are logged, by name.
-    frames : gjk_ros.ros.frames.Frames
-        TF, to express attached and detached objects in their new frame once.
+    context : SourceContext
+        The geometry worker (decodes and builds the messages) and the problem log (refusals
+        and operations on unknown ids are logged, by name).
 
     """
 
-    def __init__(self, ingestor, problems, frames):
-        super().__init__('planning_scene')
-        self._ingestor = ingestor
-        self._problems = problems
-        self._frames = frames
-        self._node = None
-        self._subscriptions = {}
+    def __init__(self, context):
+        super().__init__('planning_scene', context)
+        self._mailbox = Mailbox()
+        self._subscribed = {}
         self._topics = {}
         self._enabled = False
         self._max_bytes = 0
@@ -108,6 +89,7 @@ class PlanningSceneSource(Source):
         self._pending = set()
         self._state = None
         self._written = None
+        self._data = state_data((), '', rules=CollisionRules())
 
     @property
     def state(self):
@@ -135,97 +117,91 @@ class PlanningSceneSource(Source):
 
     def _resubscribe(self):
         """Subscribe to the topics of the parameters (none while disabled)."""
-        for subscription in self._subscriptions.values():
-            self._node.destroy_subscription(subscription)
-        self._subscriptions = {}
+        for subscription in self._subscribed.values():
+            self._unsubscribe(subscription)
+        self._subscribed = {}
         if not self._enabled:
             return
         for name, kind in SCENE_TOPICS:
             topic = self._topics[name]
-            if topic and topic not in self._subscriptions:
-                self._subscriptions[topic] = self._node.create_subscription(
-                    _message_type(kind), topic, self._receiver(topic, kind), SCENE_QOS,
-                    raw=True)
+            if topic and topic not in self._subscribed:
+                self._subscribed[topic] = self._subscribe(
+                    self._node, _message_type(kind), topic, self._receiver(topic, kind),
+                    SCENE_QOS, raw=True)
 
     def _receiver(self, topic, kind):
         def on_message(data):
             problem = ('input', 'planning_scene', topic)
             if len(data) > self._max_bytes:
-                self._problems.report(problem, '%s: a %d-byte message exceeds '
-                                      'max_message_bytes (%d); it was not applied'
-                                      % (topic, len(data), self._max_bytes))
+                self._context.problems.report(
+                    problem, '%s: a %d-byte message exceeds max_message_bytes (%d); it was not '
+                    'applied' % (topic, len(data), self._max_bytes))
                 return
-            self._problems.resolve(problem)
-            key = ('planning_scene', kind, next(self._sequence))
-            self._pending.add(self._ingestor.submit(key, (topic, bytes(data))))
+            self._context.problems.resolve(problem)
+            self._pending.add(self._context.ingestor.submit(
+                SceneMessageJob(kind, topic, bytes(data)), self._mailbox))
         return on_message
 
-    # -- what the worker built -----------------------------------------------------------------
+    # -- each cycle ----------------------------------------------------------------------------
 
-    def owns(self, job_key):
-        return job_key[0] == 'planning_scene'
+    def collect(self, now_ns, frames):
+        for result in self._mailbox.take(_RESULTS_PER_CYCLE):
+            self._apply(result)
+        state = self._state
+        if state is not None:
+            state.resolve(lambda target, source: _latest(frames, target, source),
+                          self._fixed_frame)
+            written = (state.revision, self._enabled)
+            if written != self._written:
+                self._written = written
+                self._data = self._write(state if self._enabled else None)
+        not_ready = self._not_ready()
+        if not_ready != self._data.not_ready:
+            self._data = replace(self._data, not_ready=not_ready)
+        return self._data
 
-    def on_result(self, result, world):
+    def _apply(self, result):
         self._pending.discard(result.token)
+        problems = self._context.problems
         decode = ('input', 'planning_scene', 'decode')
         if result.error is not None:
-            self._problems.resolve(decode)  # each refusal is logged, not only the first
-            self._problems.report(decode, 'planning scene message (%s) rejected: %s'
-                                  % (result.key[1], result.error.reason))
+            problems.resolve(decode)  # each refusal is logged, not only the first
+            problems.report(decode, 'planning scene message (%s) rejected: %s'
+                            % (result.job.kind, result.error.reason))
             return
-        self._problems.resolve(decode)
+        problems.resolve(decode)
         if self._state is None:
             load_models()  # one whole import, whatever thread (model_imports.py)
             from gjk_ros.models.collision_objects import SceneState
             self._state = SceneState()
-        kind, *value = result.value
-        if kind == 'object':
-            problems = self._state.apply_object(*value)
-        elif kind == 'attached':
-            problems = self._state.apply_attached(*value)
+        change = result.value
+        if change.kind == 'object':
+            reported = self._state.apply_object(change.operation, change.entry)
+        elif change.kind == 'attached':
+            reported = self._state.apply_attached(change.operation, change.entry)
         else:
-            problems = self._state.apply_scene(*value)
+            reported = self._state.apply_scene(change.entry)
         # The problems of the latest message stay active (in /diagnostics) until the next one:
         # a bounded set, however many messages refer to unknown ids.
-        current = {('planning_scene', name, reason) for name, reason in problems}
-        self._problems.keep_only(('planning_scene',), current)
+        current = {_SceneProblem('planning_scene', name, reason) for name, reason in reported}
+        problems.keep_only(('planning_scene',), current)
         for key in current:
-            self._problems.report(key, "planning scene '%s': %s" % key[1:], level='warning')
+            problems.report(key, "planning scene '%s': %s" % (key.name, key.reason),
+                            level='warning')
 
-    # -- the world -----------------------------------------------------------------------------
+    def _write(self, scene):
+        """Return the slot of ``scene`` (None: disabled): its pieces, placed, and its rules."""
+        pieces = _pieces(self.name, scene, OBSTACLE, 'objects') + \
+            _pieces(self.name, scene, LINK, 'attached')
+        rules = CollisionRules() if scene is None else CollisionRules(
+            scene.matrix, scene.touch_pairs(), tuple(sorted(scene.padding.items())),
+            tuple(sorted(scene.scale.items())))
+        data = state_data(pieces, self._fixed_frame, self._not_ready(), rules=rules)
+        # A piece still waiting to be expressed in its new frame cannot be placed (STALE).
+        return replace(data, frames=tuple(None if _waiting(scene, entry) else frame
+                                          for entry, frame in zip(pieces, data.frames)))
 
-    def poll(self, world, now_ns):
-        """Express waiting poses in their frame; write the scene into the world when changed."""
-        state = self._state
-        if state is None:
-            return
-        state.resolve(self._lookup, self._fixed_frame)
-        key = (state.revision, self._enabled)
-        if key == self._written:
-            return
-        self._written = key
-        scene = state if self._enabled else None
-        world.set_pieces(OBSTACLE, self.name, _entries(scene, 'objects'))
-        world.set_pieces(LINK, self.name, _entries(scene, 'attached'))
-        world.collision_rules = CollisionRules() if scene is None else CollisionRules(
-            state.matrix, state.touch_pairs(), tuple(sorted(state.padding.items())),
-            tuple(sorted(state.scale.items())))
-        world.moved()
-
-    def _lookup(self, target, source):
-        lookup = self._frames.lookup(target, source, 0)
-        return lookup.matrix if lookup.status == TfStatus.OK else None
-
-    def placement(self, kind, key):
-        """Pieces still waiting to be expressed in their frame cannot be placed (STALE)."""
-        table = self._state.objects if kind == OBSTACLE else self._state.attached
-        entry = table.get(key[1])
-        found = entry if kind == OBSTACLE or entry is None else entry.object
-        if found is not None and found.resolve_into is not None:
-            return None, None
-        return None
-
-    def not_ready(self, now):
+    def _not_ready(self):
         """
         Not ready while the first scene heard is being built; later ones are not waited for.
 
@@ -234,20 +210,43 @@ class PlanningSceneSource(Source):
         built, the scene before it is measured, as for a MarkerArray.
         """
         if self._pending and self._state is None:
-            return ['planning scene: the first message heard is being built']
-        return []
+            return ('planning scene: the first message heard is being built',)
+        return ()
 
 
-def _entries(state, table):
-    """(name, key, piece or rejection) of every piece of the scene's objects or attached ones."""
-    if state is None:
-        return []
-    entries = []
-    for name, entry in getattr(state, table).items():
+def _latest(frames, target, source):
+    lookup = frames.lookup(target, source, 0)
+    return lookup.matrix if lookup.status == TfStatus.OK else None
+
+
+def _found(scene, entry):
+    """Return the SceneObject behind a slot piece (an attached one's object)."""
+    table = scene.objects if entry.kind == OBSTACLE else scene.attached
+    found = table.get(entry.body)
+    return found if entry.kind == OBSTACLE or found is None else found.object
+
+
+def _waiting(scene, entry):
+    """Whether a piece waits to be expressed in the frame it was attached to or detached in."""
+    found = _found(scene, entry)
+    return found is not None and found.resolve_into is not None
+
+
+def _pieces(source, scene, kind, table):
+    """Return the slot pieces of the scene's objects or attached ones (none when disabled)."""
+    if scene is None:
+        return ()
+    pieces = []
+    for name, entry in getattr(scene, table).items():
         found = entry if table == 'objects' else entry.object
         if found.error is not None:
-            entries.append((name, ('planning_scene', name, 'error'), found.error))
+            pieces.append(SourcePiece(kind, name, PieceKey(source, (table, name, 'error')),
+                                      error=found.error))
             continue
-        entries += [(name, ('planning_scene', name, index), piece)
-                    for index, piece in enumerate(found.placed())]
-    return entries
+        pieces += [SourcePiece(kind, name, PieceKey(source, (table, name, index)), piece)
+                   for index, piece in enumerate(found.placed())]
+    return tuple(pieces)
+
+
+# A planning-scene problem of the latest message as the problem log keys it.
+_SceneProblem = collections.namedtuple('_SceneProblem', 'topic name reason')
