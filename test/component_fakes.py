@@ -27,13 +27,13 @@ drive the node's components with frames, clocks and a geometry worker the test c
 
 import itertools
 
-from gjk_ros.ros.geometry_worker import _WorkerState
-from gjk_ros.ros.jobs import JobResult, MarkerBatchJob
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.compute.world import World
+from gjk_ros.ros.inputs.geometry_worker import _WorkerState
+from gjk_ros.ros.inputs.jobs import JobResult, MarkerBatchJob
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.sources.base import SourceContext
+from gjk_ros.ros.inputs.tf_buffer import TfLookup, TfStatus
 from gjk_ros.ros.problems import ProblemLog
-from gjk_ros.ros.sources.base import SourceContext
-from gjk_ros.ros.tf_buffer import TfLookup, TfStatus
-from gjk_ros.ros.world import World
 import numpy
 
 NS = 1_000_000_000

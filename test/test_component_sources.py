@@ -26,10 +26,10 @@ import time
 
 from component_fakes import context, FakeClocks, FakeFrames, InlineWorker, NS
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.sources.base import Source, SOURCE_HOOKS, source_valid, state_data
+from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.params import Config, ObservationSettings, parsed_bodies
-from gjk_ros.ros.sources.base import Source, SOURCE_HOOKS, source_valid, state_data
-from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
 import numpy
 import pytest
 
@@ -37,10 +37,10 @@ rclpy_serialization = pytest.importorskip('rclpy.serialization')
 pytest.importorskip('visualization_msgs.msg')
 
 from builtin_interfaces.msg import Duration  # noqa: E402, I100
-from gjk_ros.ros.sources.markers import MarkerSource  # noqa: E402
-from gjk_ros.ros.sources.observations import ObservationSource  # noqa: E402
-from gjk_ros.ros.sources.parameter_bodies import ParameterBodySource  # noqa: E402
-from gjk_ros.ros.sources.robot_model import RobotModelSource  # noqa: E402
+from gjk_ros.ros.inputs.sources.marker_arrays import MarkerSource  # noqa: E402
+from gjk_ros.ros.inputs.sources.observations import ObservationSource  # noqa: E402
+from gjk_ros.ros.inputs.sources.parameter_bodies import ParameterBodySource  # noqa: E402
+from gjk_ros.ros.inputs.sources.robot_model import RobotModelSource  # noqa: E402
 from sensor_msgs.msg import PointCloud2, PointField  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
@@ -326,7 +326,7 @@ def test_an_unchanged_text_is_not_built_again():
 def test_a_collision_object_is_decoded_once_into_a_placed_obstacle_and_rules():
     moveit_msgs = pytest.importorskip('moveit_msgs.msg')
     shape_msgs = pytest.importorskip('shape_msgs.msg')
-    from gjk_ros.ros.sources.planning_scene import PlanningSceneSource
+    from gjk_ros.ros.inputs.sources.planning_scene import PlanningSceneSource
     ctx, _ = context()
     source = PlanningSceneSource(ctx)
     source.configure(Config(planning_scene=True))
@@ -365,7 +365,7 @@ def cloud(points, stamp_ns, frame_id='world'):
 
 def robot_in(world, fixed_frame='world'):
     from gjk_ros.models import CollisionPiece
-    from gjk_ros.ros.sources.base import PieceKey, SourcePiece
+    from gjk_ros.ros.inputs.sources.base import PieceKey, SourcePiece
     arm = CollisionPiece('arm', 'arm', numpy.eye(4), ConvexPolytope.box([0.1] * 3), 'box')
     world.replace('robot_description', state_data(
         (SourcePiece(LINK, 'arm', PieceKey('robot_description', ('arm', 0)), arm),),

@@ -23,17 +23,17 @@ subscription would feed it. Nothing spins.
 from component_fakes import NoDecomposition, NS, RecordingLogger
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import CollisionPiece
-from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.layout import Layout
-from gjk_ros.ros.pairs import InputState
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.layout import Layout
+from gjk_ros.ros.compute.pairs import InputState
+from gjk_ros.ros.compute.readiness import Readiness
+from gjk_ros.ros.compute.world import World
+from gjk_ros.ros.inputs.sources.base import (CollisionRules, PieceKey, RobotLinks, SourceData,
+                                             SourcePiece, state_data)
+from gjk_ros.ros.inputs.timekeeping import NodeClocks, TIMELESS, UNKNOWN
 from gjk_ros.ros.params import Config
 from gjk_ros.ros.problems import ProblemLog
-from gjk_ros.ros.readiness import Readiness
 from gjk_ros.ros.records import PairStatus
-from gjk_ros.ros.sources.base import (CollisionRules, PieceKey, RobotLinks, SourceData,
-                                      SourcePiece, state_data)
-from gjk_ros.ros.timekeeping import NodeClocks, TIMELESS, UNKNOWN
-from gjk_ros.ros.world import World
 import numpy
 import pytest
 
@@ -190,7 +190,7 @@ def test_readiness_says_why_and_logs_once():
 def test_frames_pose_pieces_from_raw_tf_and_grade_them():
     pytest.importorskip('tf2_msgs.msg')
     from geometry_msgs.msg import TransformStamped
-    from gjk_ros.ros.frames import Frames
+    from gjk_ros.ros.inputs.frames import Frames
     from rclpy.serialization import serialize_message
     from tf2_msgs.msg import TFMessage
     logger = RecordingLogger()

@@ -17,10 +17,10 @@
 import math
 import time
 
-from gjk_ros.ros.ingestion import Ingestor, Mailbox
-from gjk_ros.ros.jobs import (BodyTextJob, check_pose, marker_count, RobotDescriptionJob,
-                              SceneMessageJob)
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.ingestion import Ingestor, Mailbox
+from gjk_ros.ros.inputs.jobs import (BodyTextJob, check_pose, marker_count, RobotDescriptionJob,
+                                     SceneMessageJob)
+from gjk_ros.ros.inputs.limits import IngestLimits
 import pytest
 
 rclpy_serialization = pytest.importorskip('rclpy.serialization')

@@ -17,9 +17,9 @@
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import CollisionPiece
-from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.compute.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.inputs.sources.base import PieceKey
 from gjk_ros.ros.problems import ProblemLog
-from gjk_ros.ros.sources.base import PieceKey
 import numpy
 
 

@@ -27,9 +27,9 @@ from types import SimpleNamespace
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import decomposition
 from gjk_ros.ros import PairStatus
-from gjk_ros.ros.decomposer import MeshDecomposer
-from gjk_ros.ros.jobs import DecomposeJob, JobResult
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.decomposer import MeshDecomposer
+from gjk_ros.ros.inputs.jobs import DecomposeJob, JobResult
+from gjk_ros.ros.inputs.limits import IngestLimits
 from node_harness import (box_urdf, find_record, marker, NodeProcess, Parameter, Scene,
                           STARTUP_TIMEOUT, wait_until)
 import numpy

@@ -34,9 +34,9 @@ import math
 import time
 
 from gjk_ros.core import ConvexPolytope, signed_distance
+from gjk_ros.ros.inputs.tf_buffer import MAX_GRAPH_DEPTH
+from gjk_ros.ros.inputs.timekeeping import MAX_STAMP_NS, NS_PER_S, TIMELESS, UNKNOWN
 from gjk_ros.ros.records import PairStatus, read_distances
-from gjk_ros.ros.tf_buffer import MAX_GRAPH_DEPTH
-from gjk_ros.ros.timekeeping import MAX_STAMP_NS, NS_PER_S, TIMELESS, UNKNOWN
 from hypothesis import given, HealthCheck, settings, strategies
 import numpy
 import pytest

@@ -27,7 +27,7 @@ does, except that a paused monitor keeps publishing and says it is paused: a con
 never read "clear" from a monitor that is not measuring (``Toggle``).
 """
 
-from gjk_ros.ros.speed_scaling import ScalingSettings
+from gjk_ros.ros.outputs.speed_scaling import ScalingSettings
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import TransitionCallbackReturn
 from std_srvs.srv import SetBool

@@ -32,10 +32,10 @@ import threading
 import time
 
 from gjk_ros.core.warmup import warm_up_group
-from gjk_ros.ros.cycle import Cycle
-from gjk_ros.ros.diagnostics import DiagnosticsReporter
+from gjk_ros.ros.compute.cycle import Cycle
 from gjk_ros.ros.managed import check_combination, run_transition, Toggle
 from gjk_ros.ros.node_parameters import NodeParameters
+from gjk_ros.ros.outputs.diagnostics import DiagnosticsReporter
 from gjk_ros.ros.problems import ProblemLog
 import rclpy
 from rclpy.clock import Clock, ClockType

@@ -24,10 +24,10 @@ reason (``ros2 param set`` prints it).
 
 import math
 
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.observations import ObservationSource
 from gjk_ros.ros.params import (Config, PARAMETERS, parsed_bodies, source_parameter_of,
                                 START_UP_SOURCE_PARAMETERS, validate_parameter)
-from gjk_ros.ros.sources.observations import ObservationSource
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException

@@ -23,20 +23,20 @@ Parameters of the ``gjk_distance`` node, one idea per module.
 
 A parameter is described by a ``gjk_ros.ros.parameter_spec.ParameterSpec``. An observation
 source's ``<name>.*`` parameters are its own
-(``gjk_ros.ros.sources.observation_settings``). Nothing here imports ROS; the node declares
+(``gjk_ros.ros.inputs.sources.observation_settings``). Nothing here imports ROS; the node declares
 and routes them (``gjk_ros.ros.node_parameters``).
 """
 
+from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
+                                                             ObservationSettings,
+                                                             source_parameter_of,
+                                                             source_parameter_specs,
+                                                             START_UP_SOURCE_PARAMETERS)
 from gjk_ros.ros.parameter_spec import ParameterSpec
 from gjk_ros.ros.params.body_texts import parse_body_descriptions, parsed_bodies
 from gjk_ros.ros.params.catalogue import documented_parameter_names, PARAMETERS
 from gjk_ros.ros.params.config import Config
 from gjk_ros.ros.params.validation import validate_parameter
-from gjk_ros.ros.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
-                                                      ObservationSettings,
-                                                      source_parameter_of,
-                                                      source_parameter_specs,
-                                                      START_UP_SOURCE_PARAMETERS)
 
 __all__ = ['Config', 'documented_parameter_names', 'OBSERVATION_SOURCE_PARAMETERS',
            'ObservationSettings', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',

@@ -16,8 +16,8 @@
 
 import functools
 
-from gjk_ros.ros.limits import IngestLimits
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.model_imports import load_models
 
 __all__ = ['parse_body_descriptions', 'parsed_bodies']
 

@@ -20,9 +20,9 @@ The node's parameters (``PARAMETERS``): the one list the node declares from.
 observation source are its own (``sources.observation_settings``).
 """
 
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.sources.observation_settings import OBSERVATION_SOURCE_PARAMETERS
 from gjk_ros.ros.parameter_spec import ParameterSpec
-from gjk_ros.ros.sources.observation_settings import OBSERVATION_SOURCE_PARAMETERS
 
 __all__ = ['documented_parameter_names', 'PARAMETERS']
 
@@ -235,8 +235,8 @@ PARAMETERS = (
                   'tracking); false starts every query cold. Results are the same, speed '
                   'differs.',
                   reconfigures=('layout',)),
-    # Observation sources (gjk_ros/ros/sources/observations.py); each source's own parameters
-    # are OBSERVATION_SOURCE_PARAMETERS, declared under its name.
+    # Observation sources (gjk_ros/ros/inputs/sources/observations.py); each source's own
+    # parameters are its OBSERVATION_SOURCE_PARAMETERS, declared under its name.
     ParameterSpec('observation_sources', 'string_array', [],
                   'Names of the point-cloud and laser-scan sources (as in the collision monitor '
                   'of Nav2), e.g. [camera, lidar]; each name N is configured by N.type, N.topic '
@@ -264,7 +264,8 @@ PARAMETERS = (
                   'Seconds one cloud may take to decode, place and self-filter (on a '
                   'background thread); a slower cloud is refused, naming its source.',
                   low=0.0, high=60.0, positive=True, reconfigures=('sources',)),
-    # Planning scene source (gjk_ros/ros/sources/planning_scene.py, docs/planning_scene.md).
+    # Planning scene source (gjk_ros/ros/inputs/sources/planning_scene.py,
+    # docs/planning_scene.md).
     ParameterSpec('planning_scene', 'bool', False,
                   "Take MoveIt's planning scene as input: world collision objects as "
                   'obstacles named by their id, attached objects as pieces of their link (never '
@@ -285,7 +286,7 @@ PARAMETERS = (
                   "moveit_msgs/PlanningScene topic of move_group's scene monitor (full scenes "
                   'and diffs); empty: none.',
                   reconfigures=('sources',)),
-    # Managed node and speed scaling (gjk_ros/ros/managed.py, speed_scaling.py;
+    # Managed node and speed scaling (gjk_ros/ros/managed.py, outputs/speed_scaling.py;
     # docs/managed_node.md).
     ParameterSpec('autostart', 'bool', True,
                   'Configure and activate at start-up; false waits for a lifecycle manager or '

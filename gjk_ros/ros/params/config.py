@@ -22,10 +22,10 @@ obstacle, and the entries that match nothing now.
 from dataclasses import dataclass
 import fnmatch
 
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.sources.observation_settings import ObservationSettings
 from gjk_ros.ros.params.catalogue import PARAMETERS
 from gjk_ros.ros.params.validation import PAIR_PARAMETERS, parse_padding_entry
-from gjk_ros.ros.sources.observation_settings import ObservationSettings
 
 __all__ = ['Config']
 

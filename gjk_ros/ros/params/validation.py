@@ -23,12 +23,12 @@ import array
 import math
 import re
 
+from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
+                                                             source_parameter_of,
+                                                             source_parameter_problem,
+                                                             validate_source_names)
 from gjk_ros.ros.params.body_texts import parsed_bodies
 from gjk_ros.ros.params.catalogue import PARAMETERS
-from gjk_ros.ros.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
-                                                      source_parameter_of,
-                                                      source_parameter_problem,
-                                                      validate_source_names)
 
 __all__ = ['MAX_PADDING', 'PAIR_PARAMETERS', 'parse_padding_entry', 'SCALING_GROUP_ENTRY',
            'validate_parameter']

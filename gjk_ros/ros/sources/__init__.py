@@ -12,10 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-The node's inputs, one ``Source`` subclass each (``base.py``; docs/architecture.md).
-
-``registry.make_sources`` is the one place that lists them: a new input is a new module here
-and one line there, never a change to the node's cycle. Importing this package imports none of
-them (``observation_settings`` is read by the parameter layer, which needs no ROS).
-"""
+"""Public import paths of two modules of ``gjk_ros.ros.inputs.sources`` (see there)."""

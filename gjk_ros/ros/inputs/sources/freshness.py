@@ -31,8 +31,8 @@ stamped with); freshness is the base's one rule, ``source_valid``.
 
 import fnmatch
 
-from gjk_ros.ros.sources.base import source_valid
-from gjk_ros.ros.timekeeping import NS_PER_S
+from gjk_ros.ros.inputs.sources.base import source_valid
+from gjk_ros.ros.inputs.timekeeping import NS_PER_S
 
 __all__ = ['SourceMonitor']
 

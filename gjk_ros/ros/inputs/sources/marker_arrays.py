@@ -41,14 +41,14 @@ import collections
 from dataclasses import dataclass, replace
 import math
 
-from gjk_ros.ros.bodies import LINK
-from gjk_ros.ros.ingestion import Mailbox
-from gjk_ros.ros.jobs import lifetime_expiry, marker_count, MarkerId
-from gjk_ros.ros.placement import MarkerPlacement
-from gjk_ros.ros.sources.base import PieceKey, Source, SourceData, SourcePiece, SourceStatus
-from gjk_ros.ros.sources.freshness import SourceMonitor
-from gjk_ros.ros.tf_buffer import marker_pose_matrix, TfStatus
-from gjk_ros.ros.timekeeping import stamp_problem, TIMELESS, UNKNOWN
+from gjk_ros.ros.compute.bodies import LINK
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import lifetime_expiry, marker_count, MarkerId
+from gjk_ros.ros.inputs.placement import MarkerPlacement
+from gjk_ros.ros.inputs.sources.base import PieceKey, Source, SourceData, SourcePiece, SourceStatus
+from gjk_ros.ros.inputs.sources.freshness import SourceMonitor
+from gjk_ros.ros.inputs.tf_buffer import marker_pose_matrix, TfStatus
+from gjk_ros.ros.inputs.timekeeping import stamp_problem, TIMELESS, UNKNOWN
 import numpy
 from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, qos_policy_name_from_kind, QoSProfile,

@@ -30,8 +30,8 @@ milliseconds. The worker process is started only when some pattern is set.
 
 import fnmatch
 
-from gjk_ros.ros.ingestion import Mailbox
-from gjk_ros.ros.jobs import DecomposeJob
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import DecomposeJob
 
 __all__ = ['MeshDecomposer']
 

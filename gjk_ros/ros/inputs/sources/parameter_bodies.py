@@ -21,11 +21,11 @@ time and memory too). They are state, not a stream: they never go stale. While t
 built the node is not ready (a missing piece could be the closest one).
 """
 
-from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.ingestion import Mailbox
-from gjk_ros.ros.jobs import BodyTextJob
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import BodyTextJob
+from gjk_ros.ros.inputs.sources.base import PieceKey, Source, SourcePiece, state_data
 from gjk_ros.ros.params import parsed_bodies
-from gjk_ros.ros.sources.base import PieceKey, Source, SourcePiece, state_data
 
 __all__ = ['ParameterBodySource']
 

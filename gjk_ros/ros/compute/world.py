@@ -36,8 +36,8 @@ ROS object and calls no source.
 import collections
 from dataclasses import dataclass
 
-from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
-from gjk_ros.ros.sources.base import CollisionRules, RobotLinks, SourceData
+from gjk_ros.ros.compute.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.inputs.sources.base import CollisionRules, RobotLinks, SourceData
 
 __all__ = ['LinkPiece', 'World']
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 import hashlib
 import struct
 
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.model_imports import load_models
 
 __all__ = ['ADD', 'BodyEntry', 'BodyTextJob', 'check_pose', 'DecomposeJob', 'DELETE',
            'DELETEALL', 'Finished', 'geometry_key', 'Job', 'JobResult', 'lifetime_expiry',

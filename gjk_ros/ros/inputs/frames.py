@@ -27,10 +27,10 @@ frames, as tf2 logs TF_SELF_TRANSFORM and TF_NO_FRAME_ID, and once more when the
 import collections
 
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
-from gjk_ros.ros.pairs import InputState
+from gjk_ros.ros.compute.pairs import InputState
+from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
-from gjk_ros.ros.tf_buffer import decode_tf_message, TfBuffer, TfStatus
-from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
 import numpy
 from tf2_msgs.msg import TFMessage
 
@@ -64,7 +64,7 @@ class Frames:
     ----------
     problems : gjk_ros.ros.problems.ProblemLog
         Where unusable frames and poses are logged once.
-    clocks : gjk_ros.ros.timekeeping.NodeClocks
+    clocks : gjk_ros.ros.inputs.timekeeping.NodeClocks
         Receive times and jump detection.
     on_transform : callable()
         Called after each ``/tf`` message is stored (it may start a cycle).

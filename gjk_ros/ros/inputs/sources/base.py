@@ -38,7 +38,7 @@ Adding an input kind is one ``Source`` subclass and one line in ``sources.make_s
 
 from dataclasses import dataclass, field
 
-from gjk_ros.ros.timekeeping import NS_PER_S, TIMELESS, UNKNOWN
+from gjk_ros.ros.inputs.timekeeping import NS_PER_S, TIMELESS, UNKNOWN
 import numpy
 
 __all__ = ['CollisionRules', 'PieceKey', 'placed_as_built', 'RobotLinks', 'SOURCE_HOOKS',
@@ -231,7 +231,7 @@ class Source:
         ----------
         now_ns : int
             ROS time, nanoseconds.
-        frames : gjk_ros.ros.frames.Frames
+        frames : gjk_ros.ros.inputs.frames.Frames
             TF: ``lookup`` at a stamp, ``lookup_latest`` for the cycle's poses.
 
         """

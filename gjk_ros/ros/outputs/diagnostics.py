@@ -38,10 +38,10 @@ import os
 import socket
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from gjk_ros.ros.qos import OUTPUT_QOS
 from gjk_ros.ros.records import PairStatus
-from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 
 __all__ = ['CycleStats', 'compute_status', 'DiagnosticsReporter', 'error_status',

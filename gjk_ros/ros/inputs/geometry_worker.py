@@ -27,11 +27,12 @@ Only the worker runs this module: each job kind of ``jobs`` has its handler here
 import collections
 import time
 
-from gjk_ros.ros.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, DecomposeJob, DELETE,
-                              DELETEALL, Finished, geometry_key, marker_name, MarkerBatch,
-                              MarkerBatchJob, MarkerId, MarkerOp, Progress, Ready, receive_job,
-                              rejection, RobotDescriptionJob, RobotModel, RobotSemantics,
-                              SceneChange, SceneMessageJob, SemanticDescriptionJob)
+from gjk_ros.ros.inputs.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, DecomposeJob, DELETE,
+                                     DELETEALL, Finished, geometry_key, marker_name, MarkerBatch,
+                                     MarkerBatchJob, MarkerId, MarkerOp, Progress, Ready,
+                                     receive_job, rejection, RobotDescriptionJob, RobotModel,
+                                     RobotSemantics, SceneChange, SceneMessageJob,
+                                     SemanticDescriptionJob)
 
 __all__ = ['worker_main']
 

@@ -43,10 +43,10 @@ import multiprocessing
 import threading
 import time
 
-from gjk_ros.ros.geometry_worker import worker_main
-from gjk_ros.ros.jobs import JobResult, MarkerBatchJob, Progress, Ready, rejection, send_job
-from gjk_ros.ros.limits import IngestLimits
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.geometry_worker import worker_main
+from gjk_ros.ros.inputs.jobs import JobResult, MarkerBatchJob, Progress, Ready, rejection, send_job
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.model_imports import load_models
 
 __all__ = ['Ingestor', 'Mailbox', 'start_worker_server', 'worker_context', 'WorkerStartError']
 
@@ -62,7 +62,7 @@ START_TIMEOUT = 300.0
 # a worker then starts in milliseconds instead of the 1.1 s a fresh interpreter takes to import
 # trimesh, scipy and the core, and so does a worker restarted after a timeout. The node's entry
 # point starts the server first thing, so that these imports overlap the node's own.
-WORKER_PRELOAD = ('gjk_ros.ros.geometry_worker', 'gjk_ros.models', 'rclpy.serialization',
+WORKER_PRELOAD = ('gjk_ros.ros.inputs.geometry_worker', 'gjk_ros.models', 'rclpy.serialization',
                   'std_msgs.msg', 'visualization_msgs.msg')
 # Markers the worker may be stopped on before the whole batch is rejected.
 MAX_SKIPPED_MARKERS = 3

@@ -14,12 +14,12 @@
 
 """The one list of the node's sources: adding an input kind is one line in ``make_sources``."""
 
-from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.sources.markers import MarkerSource
-from gjk_ros.ros.sources.observations import make_observation_sources
-from gjk_ros.ros.sources.parameter_bodies import ParameterBodySource
-from gjk_ros.ros.sources.planning_scene import PlanningSceneSource
-from gjk_ros.ros.sources.robot_model import RobotModelSource
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.sources.marker_arrays import MarkerSource
+from gjk_ros.ros.inputs.sources.observations import make_observation_sources
+from gjk_ros.ros.inputs.sources.parameter_bodies import ParameterBodySource
+from gjk_ros.ros.inputs.sources.planning_scene import PlanningSceneSource
+from gjk_ros.ros.inputs.sources.robot_model import RobotModelSource
 
 __all__ = ['make_sources']
 
@@ -35,7 +35,7 @@ def make_sources(config, context):
     ----------
     config : gjk_ros.ros.params.Config
         The parameters at start-up (the sources that ``observation_sources`` names).
-    context : gjk_ros.ros.sources.base.SourceContext
+    context : gjk_ros.ros.inputs.sources.base.SourceContext
         What every source may use.
 
     """

@@ -25,13 +25,13 @@ a model is built, the node is not ready (when ``require_robot_description``).
 
 from dataclasses import dataclass
 
-from gjk_ros.ros.bodies import LINK
-from gjk_ros.ros.ingestion import Mailbox
-from gjk_ros.ros.jobs import RobotDescriptionJob, RobotModel, SemanticDescriptionJob
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.compute.bodies import LINK
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import RobotDescriptionJob, RobotModel, SemanticDescriptionJob
+from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.base import (PieceKey, RobotLinks, Source, SourcePiece,
+                                             SourceStatus, state_data)
 from gjk_ros.ros.qos import LATCHED_QOS
-from gjk_ros.ros.sources.base import PieceKey, RobotLinks, Source, SourcePiece, SourceStatus, \
-    state_data
 from std_msgs.msg import String
 
 __all__ = ['RobotModelSource']

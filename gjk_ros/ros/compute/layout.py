@@ -26,9 +26,9 @@ new frames or origins.
 from dataclasses import dataclass, replace
 import zlib
 
-from gjk_ros.ros.bodies import LINK, OBSTACLE, TrackedPiece
-from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.pairs import build_layout, InputState, PairTracker
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE, TrackedPiece
+from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
+from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.records import PairStatus
 import numpy
 
@@ -50,7 +50,7 @@ class Layout:
 
     Parameters
     ----------
-    decomposer : gjk_ros.ros.decomposer.MeshDecomposer
+    decomposer : gjk_ros.ros.inputs.decomposer.MeshDecomposer
         Convex parts that stand for a mesh piece once ready.
     publish_names : callable(dict)
         Called with the ``~/names`` payload whenever it changes.

@@ -36,12 +36,13 @@ import collections
 from dataclasses import replace
 import itertools
 
-from gjk_ros.ros.bodies import LINK, OBSTACLE
-from gjk_ros.ros.ingestion import Mailbox
-from gjk_ros.ros.jobs import SceneMessageJob
-from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.sources.base import CollisionRules, PieceKey, Source, SourcePiece, state_data
-from gjk_ros.ros.tf_buffer import TfStatus
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import SceneMessageJob
+from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.base import (CollisionRules, PieceKey, Source, SourcePiece,
+                                             state_data)
+from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 __all__ = ['PlanningSceneSource', 'SCENE_TOPICS']

@@ -26,22 +26,23 @@ from dataclasses import replace
 import time
 
 from builtin_interfaces.msg import Time
-from gjk_ros.ros.decomposer import MeshDecomposer
-from gjk_ros.ros.diagnostics import CycleStats
-from gjk_ros.ros.frames import Frames
-from gjk_ros.ros.ingestion import Ingestor
-from gjk_ros.ros.layout import Layout
+from gjk_ros.ros.compute.layout import Layout
+from gjk_ros.ros.compute.pacing import CyclePacer
+from gjk_ros.ros.compute.pairs import InputState
+from gjk_ros.ros.compute.readiness import Readiness
+from gjk_ros.ros.compute.world import World
+from gjk_ros.ros.inputs.decomposer import MeshDecomposer
+from gjk_ros.ros.inputs.frames import Frames
+from gjk_ros.ros.inputs.ingestion import Ingestor
+from gjk_ros.ros.inputs.sources.base import SourceContext
+from gjk_ros.ros.inputs.sources.registry import make_sources
+from gjk_ros.ros.inputs.timekeeping import NodeClocks, stamp_fields
 from gjk_ros.ros.managed import PAUSED_REASON
-from gjk_ros.ros.markers import PieceView
-from gjk_ros.ros.outputs import data_stamp, Outputs, record_ages, record_stamps
-from gjk_ros.ros.pacing import CyclePacer
-from gjk_ros.ros.pairs import InputState
-from gjk_ros.ros.readiness import Readiness
+from gjk_ros.ros.outputs.diagnostics import CycleStats
+from gjk_ros.ros.outputs.hull_markers import PieceView
+from gjk_ros.ros.outputs.publishers import Outputs
+from gjk_ros.ros.outputs.safety import data_stamp, record_ages, record_stamps
 from gjk_ros.ros.records import PairStatus
-from gjk_ros.ros.sources.base import SourceContext
-from gjk_ros.ros.sources.registry import make_sources
-from gjk_ros.ros.timekeeping import NodeClocks, stamp_fields
-from gjk_ros.ros.world import World
 import numpy
 from std_msgs.msg import Header
 
