@@ -17,9 +17,10 @@
 import math
 import time
 
-from gjk_ros.ros.ingestion import Ingestor
-from gjk_ros.ros.jobs import check_pose, marker_count
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.ingestion import Ingestor, Mailbox
+from gjk_ros.ros.inputs.jobs import (BodyTextJob, check_pose, marker_count, RobotDescriptionJob,
+                                     SceneMessageJob)
+from gjk_ros.ros.inputs.limits import IngestLimits
 import pytest
 
 rclpy_serialization = pytest.importorskip('rclpy.serialization')
@@ -44,11 +45,11 @@ def raw(*markers):
     return rclpy_serialization.serialize_message(MarkerArray(markers=list(markers)))
 
 
-def results(ingestor, count, timeout=120.0):
+def results(mailbox, count, timeout=120.0):
     """Wait until ``count`` results came (the first job also waits for the worker)."""
     found, deadline = [], time.monotonic() + timeout
     while len(found) < count and time.monotonic() < deadline:
-        found += ingestor.poll(100)
+        found += mailbox.take(100)
         time.sleep(0.01)
     assert len(found) >= count, found
     return found
@@ -61,80 +62,101 @@ def ingestor():
     worker.close()
 
 
-def test_a_batch_keeps_the_latest_marker_and_orders_deleteall(ingestor):
+@pytest.fixture
+def mailbox():
+    return Mailbox()
+
+
+def test_a_batch_keeps_the_latest_marker_and_orders_deleteall(ingestor, mailbox):
     # Queued together (holding the queue's lock, a reentrant one, so that the dispatcher
     # cannot take the first before the others arrive): one batch, latest wins per id.
     with ingestor._condition:
-        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=1.0), cube('b', 0)), 1.0)
-        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=2.0)), 2.0)
+        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=1.0), cube('b', 0)), 1,
+                                mailbox)
+        ingestor.submit_markers('obstacle', raw(cube('a', 0, x=2.0)), 2, mailbox)
         ingestor.submit_markers('obstacle', raw(Marker(ns='b', action=Marker.DELETEALL),
-                                                cube('c', 1)), 3.0)
-    (result,) = results(ingestor, 1)
-    clears, ops, heard = result.value
-    assert clears == ['b'] and heard == {'a': 2.0, 'b': 3.0, 'c': 3.0}
-    assert {(op.ns, op.id): op.pose[0] for op in ops} == {('a', 0): 2.0, ('c', 1): 0.0}
-    assert all(op.piece is not None and op.error is None for op in ops)
+                                                cube('c', 1)), 3, mailbox)
+    (result,) = results(mailbox, 1)
+    batch = result.value
+    assert batch.clears == ('b',) and batch.heard == {'a': 2, 'b': 3, 'c': 3}
+    assert {(op.ns, op.id): op.pose[0] for op in batch.ops} == {('a', 0): 2.0, ('c', 1): 0.0}
+    assert all(op.piece is not None and op.error is None for op in batch.ops)
 
 
-def test_unchanged_geometry_comes_back_without_its_piece(ingestor):
-    ingestor.submit_markers('obstacle', raw(cube('a', 0)), 1.0)
-    (first,) = results(ingestor, 1)
-    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.5)), 2.0)
-    (second,) = results(ingestor, 1)
-    (op_first,), (op_second,) = first.value[1], second.value[1]
+def test_unchanged_geometry_comes_back_without_its_piece(ingestor, mailbox):
+    ingestor.submit_markers('obstacle', raw(cube('a', 0)), 1, mailbox)
+    (first,) = results(mailbox, 1)
+    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.5)), 2, mailbox)
+    (second,) = results(mailbox, 1)
+    (op_first,), (op_second,) = first.value.ops, second.value.ops
     assert op_first.piece is not None and op_second.piece is None
     assert op_first.geometry_key == op_second.geometry_key and op_second.pose[0] == 0.5
     ingestor.forget('obstacle', 'a', 0)  # the node lost the piece: send it again
-    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.7)), 3.0)
-    (third,) = results(ingestor, 1)
-    assert third.value[1][0].piece is not None
-    ingestor.submit_markers('obstacle', raw(cube('a', 0, size=0.2)), 4.0)
-    (fourth,) = results(ingestor, 1)
-    assert fourth.value[1][0].piece is not None
-    assert fourth.value[1][0].geometry_key != op_first.geometry_key
+    ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.7)), 3, mailbox)
+    (third,) = results(mailbox, 1)
+    assert third.value.ops[0].piece is not None
+    ingestor.submit_markers('obstacle', raw(cube('a', 0, size=0.2)), 4, mailbox)
+    (fourth,) = results(mailbox, 1)
+    assert fourth.value.ops[0].piece is not None
+    assert fourth.value.ops[0].geometry_key != op_first.geometry_key
 
 
-def test_bad_markers_are_rejected_by_name_not_the_batch(ingestor):
+def test_bad_markers_are_rejected_by_name_not_the_batch(ingestor, mailbox):
     bad = cube('bad', 0, size=math.nan)
     huge = cube('huge', 0)
     huge.pose.orientation.x = huge.pose.orientation.y = huge.pose.orientation.w = 1e154
-    ingestor.submit_markers('obstacle', raw(bad, huge, cube('good', 0)), 1.0)
-    (result,) = results(ingestor, 1)
-    ops = {op.ns: op for op in result.value[1]}
+    ingestor.submit_markers('obstacle', raw(bad, huge, cube('good', 0)), 1, mailbox)
+    (result,) = results(mailbox, 1)
+    ops = {op.ns: op for op in result.value.ops}
     assert ops['bad'].error and ops['huge'].error and 'orientation' in ops['huge'].error
     assert ops['good'].error is None and ops['good'].piece is not None
 
 
-def test_urdf_and_parameters_latest_wins(ingestor):
-    ingestor.submit(('urdf',), rclpy_serialization.serialize_message(
-        std_msgs.String(data='<robot name="old"/>')))
-    token = ingestor.submit(('urdf',), rclpy_serialization.serialize_message(
-        std_msgs.String(data=URDF)))
-    ingestor.submit(('param', 'obstacle'), ('[{name: t, frame_id: w, type: box, '
-                                            'size: [1, 1, 1]}]', 'world'))
-    found = results(ingestor, 2)
-    urdf = [result for result in found if result.key == ('urdf',)]
-    assert [result.token for result in urdf] == [token]  # the older one never ran
-    model, adjacent, joints = urdf[0].value
-    assert list(model.pieces) == ['arm'] and adjacent == set() and joints == ()
-    (param,) = [result for result in found if result.key == ('param', 'obstacle')]
-    assert [(name, index) for name, index, _ in param.value] == [('t', 0)]
+def test_urdf_and_parameters_latest_wins_each_result_to_its_mailbox(ingestor):
+    robot, parameters = Mailbox(), Mailbox()
+    ingestor.submit(RobotDescriptionJob(rclpy_serialization.serialize_message(
+        std_msgs.String(data='<robot name="old"/>'))), robot)
+    token = ingestor.submit(RobotDescriptionJob(rclpy_serialization.serialize_message(
+        std_msgs.String(data=URDF))), robot)
+    bodies = (('t', 'w', ({'type': 'box', 'size': [1, 1, 1]},)),)
+    ingestor.submit(BodyTextJob('obstacle', bodies, 'world'), parameters)
+    (urdf,) = results(robot, 1)
+    assert urdf.token == token and not robot.take(1)  # the older one never ran
+    assert list(urdf.value.collisions.pieces) == ['arm'] and urdf.value.adjacent == set()
+    assert urdf.value.joints == ()
+    (param,) = results(parameters, 1)
+    assert [(entry.body, entry.index) for entry in param.value] == [('t', 0)]
+    assert param.value[0].piece is not None and param.value[0].error is None
 
 
-def test_work_past_the_time_limit_is_stopped_and_the_worker_restarts():
+def test_every_scene_message_runs_in_order_and_a_bad_one_is_rejected_by_name(ingestor,
+                                                                             mailbox):
+    pytest.importorskip('moveit_msgs.msg')
+    first = ingestor.submit(SceneMessageJob('object', '/collision_object', b'\x00'), mailbox)
+    second = ingestor.submit(SceneMessageJob('scene', '/planning_scene', b'\x00'), mailbox)
+    found = results(mailbox, 2)
+    assert [result.token for result in found] == [first, second]
+    assert all(result.value is None for result in found)
+    assert [result.error.body for result in found] == ['planning scene (object)',
+                                                       'planning scene (scene)']
+    assert 'not a moveit_msgs/CollisionObject' in found[0].error.reason
+    assert ingestor.restarts == 0  # undecodable bytes are a rejection, not a crash
+
+
+def test_work_past_the_time_limit_is_stopped_and_the_worker_restarts(mailbox):
     """Decoding 100,000 markers takes seconds: past 0.2 s the batch is rejected, not waited."""
     ingestor = Ingestor(IngestLimits(job_timeout_s=0.2, max_markers_per_message=10**6))
     try:
-        ingestor.submit_markers('obstacle', raw(cube('warm', 0)), 0.0)
-        results(ingestor, 1)  # the worker is up: the limit now measures the work
+        ingestor.submit_markers('obstacle', raw(cube('warm', 0)), 0, mailbox)
+        results(mailbox, 1)  # the worker is up: the limit now measures the work
         ingestor.submit_markers('obstacle', raw(*[cube('many', k) for k in range(100_000)]),
-                                1.0)
-        (result,) = results(ingestor, 1)
+                                1, mailbox)
+        (result,) = results(mailbox, 1)
         assert result.value is None and 'ingest_timeout' in result.error.reason
         assert result.error.body == '~/obstacles' and ingestor.restarts >= 1
-        ingestor.submit_markers('obstacle', raw(cube('after', 0)), 2.0)
-        (after,) = results(ingestor, 1)
-        assert after.value[1][0].piece is not None
+        ingestor.submit_markers('obstacle', raw(cube('after', 0)), 2, mailbox)
+        (after,) = results(mailbox, 1)
+        assert after.value.ops[0].piece is not None
     finally:
         started = time.monotonic()
         ingestor.close()

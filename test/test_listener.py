@@ -32,7 +32,7 @@ from node_harness import (box_urdf, LATCHED_QOS, marker, NodeProcess, Scene, Spi
 import pytest
 
 from gjk_ros.ros.listener import DistanceListener  # noqa: I100
-from gjk_ros.ros.outputs import make_cloud
+from gjk_ros.ros.outputs.publishers import make_cloud
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 from rclpy.executors import SingleThreadedExecutor

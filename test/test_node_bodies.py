@@ -17,7 +17,8 @@
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import CollisionPiece
-from gjk_ros.ros.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.compute.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
+from gjk_ros.ros.inputs.sources.base import PieceKey
 from gjk_ros.ros.problems import ProblemLog
 import numpy
 
@@ -28,58 +29,48 @@ def piece(body, half=0.1, x=0.0, frame='world'):
     return CollisionPiece(body, frame, origin, ConvexPolytope.box([half] * 3), 'box')
 
 
+def key(source, *item):
+    return PieceKey(source, item)
+
+
 def test_moving_piece_keeps_its_uid_and_the_layout():
     bodies = BodyRegistry()
-    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0'))
+    bodies.set_piece(OBSTACLE, 'a/0', key('obstacles', 'a', 0), piece('a/0'))
     (first,) = bodies.pieces(OBSTACLE, 'a/0')
-    version, revision = bodies.version, bodies.revision
-    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0', x=1.0))
+    version = bodies.version
+    bodies.set_piece(OBSTACLE, 'a/0', key('obstacles', 'a', 0), piece('a/0', x=1.0))
     (moved,) = bodies.pieces(OBSTACLE, 'a/0')
     assert moved.uid == first.uid and moved.piece.shape is first.piece.shape
     assert moved.piece.origin[0, 3] == 1.0
-    assert bodies.version == version and bodies.revision > revision
-    bodies.set_piece(OBSTACLE, 'a/0', ('marker', 'a', 0), piece('a/0', half=0.2))
+    assert bodies.version == version
+    bodies.set_piece(OBSTACLE, 'a/0', key('obstacles', 'a', 0), piece('a/0', half=0.2))
     (grown,) = bodies.pieces(OBSTACLE, 'a/0')
     assert grown.uid != first.uid and bodies.version > version
 
 
 def test_errors_make_a_body_and_clear_with_good_geometry():
     bodies = BodyRegistry()
-    bodies.set_error(OBSTACLE, 'b/1', ('marker', 'b', 1), 'empty mesh')
+    bodies.set_error(OBSTACLE, 'b/1', key('obstacles', 'b', 1), 'empty mesh')
     assert bodies.names(OBSTACLE) == ['b/1']
     assert bodies.all_errors() == [(OBSTACLE, 'b/1', 'empty mesh')]
     version = bodies.version
-    bodies.set_error(OBSTACLE, 'b/1', ('marker', 'b', 1), 'empty mesh')
+    bodies.set_error(OBSTACLE, 'b/1', key('obstacles', 'b', 1), 'empty mesh')
     assert bodies.version == version  # the same problem again changes nothing
-    bodies.set_piece(OBSTACLE, 'b/1', ('marker', 'b', 1), piece('b/1'))
+    bodies.set_piece(OBSTACLE, 'b/1', key('obstacles', 'b', 1), piece('b/1'))
     assert bodies.all_errors() == [] and len(bodies.pieces(OBSTACLE, 'b/1')) == 1
-    assert bodies.remove(OBSTACLE, 'b/1', ('marker', 'b', 1))
+    assert bodies.remove(OBSTACLE, 'b/1', key('obstacles', 'b', 1))
     assert bodies.names(OBSTACLE) == []
 
 
-def test_sources_and_expiry():
+def test_a_body_is_assembled_from_several_sources():
     bodies = BodyRegistry()
-    bodies.set_piece(LINK, 'hand', ('urdf', 0), piece('hand'))
-    bodies.set_piece(LINK, 'hand', ('marker', 'tool', 0), piece('hand', x=0.2), expires=5.0)
-    bodies.set_piece(OBSTACLE, 'c/0', ('marker', 'c', 0), piece('c/0'), expires=3.0)
-    assert sorted(bodies.keys(LINK, 'marker')) == [('hand', ('marker', 'tool', 0))]
-    assert bodies.expire(4.0) == [(OBSTACLE, 'c/0', ('marker', 'c', 0))]
-    assert bodies.expire(6.0) == [(LINK, 'hand', ('marker', 'tool', 0))]
-    assert [key for key, _ in bodies.keyed_pieces(LINK, 'hand')] == [('urdf', 0)]
-
-
-def test_renewed_and_removed_keys_expire_on_their_latest_time():
-    bodies = BodyRegistry()
-    key = ('marker', 'c', 0)
-    bodies.set_piece(OBSTACLE, 'c/0', key, piece('c/0'), expires=3.0)
-    bodies.set_piece(OBSTACLE, 'd/0', ('marker', 'd', 0), piece('d/0'), expires=2.0)
-    bodies.touch(OBSTACLE, 'c/0', key, expires=10.0)       # renewed: the bound is now low
-    bodies.remove(OBSTACLE, 'd/0', ('marker', 'd', 0))       # removed: the same
-    assert bodies.expire(4.0) == []
-    assert bodies.expire(9.0) == []
-    assert bodies.expire(11.0) == [(OBSTACLE, 'c/0', key)]
-    bodies.set_piece(OBSTACLE, 'e/0', ('marker', 'e', 0), piece('e/0'), expires=12.0)
-    assert bodies.expire(12.5) == [(OBSTACLE, 'e/0', ('marker', 'e', 0))]
+    bodies.set_piece(LINK, 'hand', key('robot_description', 'piece', 'hand', 0), piece('hand'))
+    bodies.set_piece(LINK, 'hand', key('links', 'tool', 0), piece('hand', x=0.2))
+    bodies.set_piece(OBSTACLE, 'c/0', key('obstacles', 'c', 0), piece('c/0'))
+    assert bodies.keys(LINK, 'links') == [('hand', key('links', 'tool', 0))]
+    assert bodies.remove(LINK, 'hand', key('links', 'tool', 0))
+    assert [found for found, _ in bodies.keyed_pieces(LINK, 'hand')] == [
+        key('robot_description', 'piece', 'hand', 0)]
 
 
 def test_names_are_bounded_and_ids_never_reused():
@@ -108,27 +99,18 @@ def test_name_ids_wrap_without_colliding():
 
 def test_pending_geometry_makes_the_body_pending_until_built():
     bodies = BodyRegistry()
-    key = ('marker', 'p', 0)
-    bodies.set_pending(OBSTACLE, 'p/0', key)
+    pending = key('obstacles', 'p', 0)
+    bodies.set_pending(OBSTACLE, 'p/0', pending)
     assert bodies.names(OBSTACLE) == ['p/0'] and bodies.is_pending(OBSTACLE, 'p/0')
     assert bodies.pieces(OBSTACLE, 'p/0') == [] and bodies.pending_count() == 1
     version = bodies.version
-    bodies.set_piece(OBSTACLE, 'p/0', key, piece('p/0'))
+    bodies.set_piece(OBSTACLE, 'p/0', pending, piece('p/0'))
     assert not bodies.is_pending(OBSTACLE, 'p/0') and bodies.version > version
-    bodies.set_pending(OBSTACLE, 'p/0', key)  # new geometry: the old piece is dropped
+    bodies.set_pending(OBSTACLE, 'p/0', pending)  # new geometry: the old piece is dropped
     assert bodies.pieces(OBSTACLE, 'p/0') == [] and bodies.is_pending(OBSTACLE, 'p/0')
-    bodies.set_error(OBSTACLE, 'p/0', key, 'too big')
+    bodies.set_error(OBSTACLE, 'p/0', pending, 'too big')
     assert not bodies.is_pending(OBSTACLE, 'p/0') and bodies.errors(OBSTACLE, 'p/0')
-    assert bodies.remove(OBSTACLE, 'p/0', key) and bodies.names(OBSTACLE) == []
-
-
-def test_expiry_spares_what_the_caller_keeps():
-    bodies = BodyRegistry()
-    bodies.set_piece(OBSTACLE, 'dead/0', ('marker', 'dead', 0), piece('dead/0'), expires=1.0)
-    bodies.set_piece(OBSTACLE, 'live/0', ('marker', 'live', 0), piece('live/0'), expires=1.0)
-    removed = bodies.expire(2.0, keep=lambda kind, name, key, expires: key[1] == 'dead')
-    assert removed == [(OBSTACLE, 'live/0', ('marker', 'live', 0))]
-    assert bodies.names(OBSTACLE) == ['dead/0']
+    assert bodies.remove(OBSTACLE, 'p/0', pending) and bodies.names(OBSTACLE) == []
 
 
 class RecordingLogger:

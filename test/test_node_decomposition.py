@@ -27,8 +27,9 @@ from types import SimpleNamespace
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import decomposition
 from gjk_ros.ros import PairStatus
-from gjk_ros.ros.decomposer import MeshDecomposer
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.decomposer import MeshDecomposer
+from gjk_ros.ros.inputs.jobs import DecomposeJob, JobResult
+from gjk_ros.ros.inputs.limits import IngestLimits
 from node_harness import (box_urdf, find_record, marker, NodeProcess, Parameter, Scene,
                           STARTUP_TIMEOUT, wait_until)
 import numpy
@@ -41,17 +42,19 @@ EXACT_TO_L = 0.1 - CUBE_HALF  # from the notch cube to the nearer face of either
 
 
 class FakeWorker:
-    """Records what is submitted; hands back what the test queues as results."""
+    """Records what is submitted; the test delivers results to the mailbox of the job."""
 
     def __init__(self, limits):
-        self.limits, self.submitted, self.results, self.closed = limits, [], [], False
+        self.limits, self.submitted, self.mailbox, self.closed = limits, [], None, False
 
-    def submit(self, key, payload):
-        self.submitted.append((key, payload))
+    def submit(self, job, mailbox):
+        self.submitted.append(job)
+        self.mailbox = mailbox
+        return len(self.submitted)
 
-    def poll(self, most):
-        taken, self.results = self.results[:most], self.results[most:]
-        return taken
+    def deliver(self, job, value=None, error=None):
+        self.mailbox.put(JobResult(job, 0, value, None if error is None
+                                   else SimpleNamespace(reason=error)))
 
     def set_limits(self, limits):
         self.limits = limits
@@ -62,11 +65,6 @@ class FakeWorker:
 
 def piece(uri, scale=(1.0, 1.0, 1.0)):
     return SimpleNamespace(mesh=(uri, scale) if uri else ())
-
-
-def result(uri, scale, value=None, error=None):
-    return SimpleNamespace(key=('decompose', uri, scale), value=value,
-                           error=None if error is None else SimpleNamespace(reason=error))
 
 
 def test_decomposer_queues_each_wanted_mesh_once_and_takes_its_parts():
@@ -82,12 +80,11 @@ def test_decomposer_queues_each_wanted_mesh_once_and_takes_its_parts():
     assert decomposer.parts_for(piece(shelf)) is None
     assert decomposer.parts_for(piece('package://cell/table.stl')) is None
     assert decomposer.parts_for(piece('')) is None  # convex or not from a file
-    assert worker.submitted == [(('decompose', shelf, scale), ({'threshold': 0.05},
-                                                               '/tmp/cache'))]
+    assert worker.submitted == [DecomposeJob(shelf, scale, 0.05, '/tmp/cache')]
     assert decomposer.waiting() == [shelf]
     version = decomposer.version
     parts = (ConvexPolytope.box([0.1, 0.1, 0.1]),)
-    worker.results.append(result(shelf, scale, parts))
+    worker.deliver(worker.submitted[0], parts)
     assert decomposer.poll() and decomposer.version > version
     assert decomposer.parts_for(piece(shelf)) is parts
     assert decomposer.waiting() == [] and len(worker.submitted) == 1
@@ -99,7 +96,7 @@ def test_decomposer_failure_keeps_the_hull_and_new_settings_retry():
     decomposer.configure(('*',), 0.05, '', IngestLimits())
     uri, scale = 'file:///m.stl', (2.0, 2.0, 2.0)
     decomposer.parts_for(piece(uri, scale))
-    workers[0].results.append(result(uri, scale, error='took longer than x'))
+    workers[0].deliver(workers[0].submitted[0], error='took longer than x')
     decomposer.poll()
     assert decomposer.failures() == {uri: 'took longer than x'}
     assert decomposer.parts_for(piece(uri, scale)) is None

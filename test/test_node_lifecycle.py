@@ -68,7 +68,7 @@ def test_cleanup_releases_what_configure_made_and_configure_works_again(node):
     configured = entities(node)
     assert '/tf' in configured[0] and '/gjk_distance/obstacles' in configured[0]
     assert '/gjk_distance/speed_scaling' in configured[1]
-    ingestor = node.ingestor
+    ingestor = node.cycle.ingestor
     wait_until(lambda: ingestor._worker is not None and ingestor._worker.is_alive(),
                what='the geometry worker process')
     process = ingestor._worker
@@ -107,7 +107,7 @@ def test_a_source_subscribing_at_run_time_is_released_by_cleanup(node):
 def test_inactive_node_runs_no_cycle(node):
     assert node.trigger_configure() == SUCCESS
     node._run_cycle()
-    assert node.last_records is None
+    assert node.cycle.last_records is None
     assert node.trigger_activate() == SUCCESS
     node._run_cycle()
-    assert node.last_records is not None
+    assert node.cycle.last_records is not None

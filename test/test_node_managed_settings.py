@@ -27,7 +27,7 @@ every-parameter check.
 import math
 import os
 
-from gjk_ros.ros.speed_scaling import ramp, ScalingSettings
+from gjk_ros.ros.outputs.speed_scaling import ramp, ScalingSettings
 from node_harness import (box_urdf, marker, NodeProcess, parameter, Scene,  # noqa: F401
                           session_domain_id, set_or_fail, setting as harness_setting,
                           STARTUP_TIMEOUT, TIMEOUT, wait_until)

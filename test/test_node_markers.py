@@ -24,9 +24,10 @@ import pytest
 
 pytest.importorskip('visualization_msgs.msg')
 
-from gjk_ros.ros import markers as markers_module  # noqa: E402, I100
-from gjk_ros.ros.markers import (HULL_COLOURS, hull_state, LINK, MarkerBuilder,  # noqa: E402
-                                 matrix_to_quaternion, OBSTACLE, PieceView, shape_triangles)
+from gjk_ros.ros.outputs import hull_markers as markers_module  # noqa: E402, I100
+from gjk_ros.ros.outputs.hull_markers import (HULL_COLOURS, hull_state, LINK,  # noqa: E402
+                                              MarkerBuilder, matrix_to_quaternion, OBSTACLE,
+                                              PieceView, shape_triangles)
 from std_msgs.msg import Header  # noqa: E402
 from visualization_msgs.msg import Marker  # noqa: E402
 

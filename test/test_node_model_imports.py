@@ -32,8 +32,6 @@ def test_every_node_side_import_of_models_loads_them_whole_first():
         for number, line in enumerate(lines):
             stripped = line.strip()
             if stripped.startswith(('from gjk_ros.models', 'import gjk_ros.models')):
-                if path.name == 'planning_scene.py' and 'attached_object' in stripped:
-                    continue  # decode_scene_message runs in the worker process
                 assert line.startswith(' '), f'{path.name}:{number + 1}: a top-level import'
                 assert lines[number - 1].strip().startswith('load_models()'), \
                     f'{path.name}:{number + 1}: call load_models() first'
@@ -42,7 +40,7 @@ def test_every_node_side_import_of_models_loads_them_whole_first():
 def test_threads_importing_models_at_once_all_get_whole_modules():
     code = """
 import threading
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.model_imports import load_models
 errors = []
 def load(name):
     try:

@@ -14,7 +14,7 @@
 
 """When the node computes: the cycle pacer over jittered timer ticks and TF streams."""
 
-from gjk_ros.ros.pacing import CyclePacer, WATCHDOG_SLACK
+from gjk_ros.ros.compute.pacing import CyclePacer, WATCHDOG_SLACK
 from hypothesis import example, given, settings, strategies
 
 RATE_HZ = 30.0

@@ -17,8 +17,8 @@
 import math
 
 from gjk_ros.core import ConvexPolytope, signed_distance
-from gjk_ros.ros.bodies import TrackedPiece
-from gjk_ros.ros.pairs import build_layout, InputState, PairTracker
+from gjk_ros.ros.compute.bodies import TrackedPiece
+from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
 from gjk_ros.ros.records import PairStatus
 from hypothesis import given, settings, strategies
 import numpy

@@ -34,7 +34,8 @@ import pytest
 
 sensor_msgs = pytest.importorskip('sensor_msgs.msg')
 
-from gjk_ros.ros.outputs import make_cloud, min_distance  # noqa: E402, I100
+from gjk_ros.ros.outputs.publishers import make_cloud  # noqa: E402, I100
+from gjk_ros.ros.outputs.safety import min_distance  # noqa: E402
 from std_msgs.msg import Header, String  # noqa: E402
 
 PointCloud2, PointField = sensor_msgs.PointCloud2, sensor_msgs.PointField

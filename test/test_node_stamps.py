@@ -34,9 +34,9 @@ import math
 import time
 
 from gjk_ros.core import ConvexPolytope, signed_distance
+from gjk_ros.ros.inputs.tf_buffer import MAX_GRAPH_DEPTH
+from gjk_ros.ros.inputs.timekeeping import MAX_STAMP_NS, NS_PER_S, TIMELESS, UNKNOWN
 from gjk_ros.ros.records import PairStatus, read_distances
-from gjk_ros.ros.tf_buffer import MAX_GRAPH_DEPTH
-from gjk_ros.ros.timekeeping import MAX_STAMP_NS, NS_PER_S, TIMELESS, UNKNOWN
 from hypothesis import given, HealthCheck, settings, strategies
 import numpy
 import pytest
@@ -136,15 +136,16 @@ class Driver:
     def __init__(self, node):
         self.node = node
         self.truth = Truth()
-        node.clocks.now_ns = lambda: self.truth.now
-        node.clocks.steady = lambda: self.truth.steady
-        node.clocks.last_now_ns = self.truth.now
+        node.cycle.clocks.now_ns = lambda: self.truth.now
+        node.cycle.clocks.steady = lambda: self.truth.steady
+        node.cycle.clocks.last_now_ns = self.truth.now
         self.outputs = {name: Recorder() for name in ('distances', 'safety', 'safety_detail')}
         for name, recorder in self.outputs.items():
-            setattr(node.outputs, name, recorder)
-        node.outputs.names = Recorder()
-        node.outputs.markers = Recorder()
-        node.sources['robot_description'].on_description(serialize_message(String(data=URDF)))
+            setattr(node.cycle.outputs, name, recorder)
+        node.cycle.outputs.names = Recorder()
+        node.cycle.outputs.markers = Recorder()
+        node.cycle.sources['robot_description'].on_description(
+            serialize_message(String(data=URDF)))
 
     def tf(self, frame, age_ns, static=False, xyz=(0.0, 0.0, 0.0),
            quaternion=(0.0, 0.0, 0.0, 1.0)):
@@ -157,7 +158,7 @@ class Driver:
         self.truth.sent.add(stamp)
 
     def send(self, transforms, static=False):
-        self.node.frames.store(serialize_message(TFMessage(transforms=transforms)), static)
+        self.node.cycle.frames.store(serialize_message(TFMessage(transforms=transforms)), static)
 
     def advance(self, nanoseconds):
         self.truth.now += nanoseconds
@@ -166,7 +167,7 @@ class Driver:
     def publish(self, namespace, markers=None):
         if markers is None:
             markers = [cube_marker(namespace, (0.6, 0.0, 0.0))]
-        self.node.sources['obstacles'].on_message(
+        self.node.cycle.sources['obstacles'].on_message(
             serialize_message(MarkerArray(markers=markers)))
         self.truth.heard[namespace] = self.truth.now
         self.truth.sent.add(self.truth.now)
@@ -182,8 +183,9 @@ class Driver:
         deadline = time.monotonic() + 30.0
         published = len(self.outputs['distances'].messages)
         self.node._run_cycle()
-        while (self.node.ingestor.pending() or self.node.world.bodies.pending_count() or
-               self.node.sources['robot_description'].busy) and \
+        cycle = self.node.cycle
+        while (cycle.ingestor.pending() or cycle.world.bodies.pending_count() or
+               cycle.sources['robot_description'].busy) and \
                 time.monotonic() < deadline:
             time.sleep(0.005)
             self.node._run_cycle()
@@ -198,7 +200,7 @@ class Driver:
         return read_distances(self.outputs['distances'].messages[-1])
 
     def record(self, link):
-        names = self.node.world.names
+        names = self.node.cycle.world.names
         found = [record for record in self.records()
                  if names.names_by_id('link').get(record.link_id) == link]
         assert len(found) == 1, found
@@ -210,8 +212,8 @@ class Driver:
             self.delete_all(namespace)
         self.truth = Truth(now=self.truth.now + 100 * NS_PER_S,
                            steady=self.truth.steady + 100.0)
-        self.node.clocks.last_now_ns = self.truth.now
-        self.node.frames.buffer._edges.clear()  # static transforms too: a new robot
+        self.node.cycle.clocks.last_now_ns = self.truth.now
+        self.node.cycle.frames.buffer._edges.clear()  # static transforms too: a new robot
         self.cycle()
 
 
@@ -388,7 +390,7 @@ def test_a_cloud_stamped_past_int32_seconds_is_refused_by_name(driver):
     cloud.fields = [PointField(name=axis, offset=4 * index, datatype=PointField.FLOAT32,
                                count=1) for index, axis in enumerate('xyz')]
     cloud.data = numpy.array([1.0, 0.0, 0.0], dtype='<f4').tobytes()
-    source = driver.node.sources['cam']
+    source = driver.node.cycle.sources['cam']
     source.on_message(serialize_message(cloud))
     driver.cycle()
     assert source.failure is not None and 'header' in source.failure

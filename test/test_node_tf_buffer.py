@@ -16,7 +16,7 @@
 
 import math
 
-from gjk_ros.ros.tf_buffer import decode_tf_message, MAX_COORDINATE, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, MAX_COORDINATE, TfBuffer, TfStatus
 from hypothesis import given, settings, strategies
 import numpy
 import pytest

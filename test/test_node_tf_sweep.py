@@ -27,7 +27,7 @@ import os
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros import PairStatus, read_distances
-from gjk_ros.ros.pacing import CyclePacer
+from gjk_ros.ros.compute.pacing import CyclePacer
 from hypothesis import example, given, settings, strategies
 from node_harness import (box_urdf, find_record, matrix, NodeProcess, Scene, session_domain_id,
                           STARTUP_TIMEOUT, TIMEOUT, wait_until)

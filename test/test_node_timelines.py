@@ -47,7 +47,6 @@ rclpy = pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs')
 
 from geometry_msgs.msg import TransformStamped  # noqa: E402, I100
-from gjk_ros.ros.bodies import LINK  # noqa: E402
 from gjk_ros.ros.node import DistanceNode  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
@@ -127,16 +126,16 @@ class Driver:
     def __init__(self, node):
         self.node = node
         self.truth = Truth()
-        node.clocks.now_ns = lambda: round(self.truth.now * 1e9)
-        node.clocks.steady = lambda: self.truth.steady
-        node.clocks.last_now_ns = node.clocks.now_ns()
-        node.sources['robot_description'].forget_model()
+        node.cycle.clocks.now_ns = lambda: round(self.truth.now * 1e9)
+        node.cycle.clocks.steady = lambda: self.truth.steady
+        node.cycle.clocks.last_now_ns = node.cycle.clocks.now_ns()
+        node.cycle.sources['robot_description'].forget_model()
         self.min_distance = Recorder()
         self.distances = Recorder()
-        node.outputs.min_distance = self.min_distance
-        node.outputs.distances = self.distances
-        node.outputs.names = Recorder()
-        node.outputs.markers = Recorder()
+        node.cycle.outputs.min_distance = self.min_distance
+        node.cycle.outputs.distances = self.distances
+        node.cycle.outputs.names = Recorder()
+        node.cycle.outputs.markers = Recorder()
 
     def tf(self, quaternion=(0.0, 0.0, 0.0, 1.0)):
         transform = TransformStamped()
@@ -145,8 +144,8 @@ class Driver:
         transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(stamp, 10**9)
         rotation = transform.transform.rotation
         rotation.x, rotation.y, rotation.z, rotation.w = quaternion
-        self.node.frames.store(serialize_message(TFMessage(transforms=[transform])),
-                               static=False)
+        self.node.cycle.frames.store(serialize_message(TFMessage(transforms=[transform])),
+                                     static=False)
         self.truth.tf_stamp = self.truth.now
         self.truth.tf_good = quaternion == (0.0, 0.0, 0.0, 1.0)
 
@@ -178,7 +177,7 @@ class Driver:
         self.clock_jumps(-self.truth.now)
 
     def model(self):
-        self.node.sources['robot_description'].on_description(
+        self.node.cycle.sources['robot_description'].on_description(
             serialize_message(String(data=URDF)))
         self.truth.model = True
 
@@ -195,13 +194,13 @@ class Driver:
             markers.append(marker)
             expires = self.truth.now + lifetime if lifetime > 0 else None
             self.truth.markers[(source, marker_id)] = (centre, expires, not bad)
-        self.node.sources['obstacles'].on_message(
+        self.node.cycle.sources['obstacles'].on_message(
             serialize_message(MarkerArray(markers=markers)))
         self.truth.heard[source] = self.truth.now
 
     def delete_all(self, source):
         marker = Marker(ns=source, action=Marker.DELETEALL)
-        self.node.sources['obstacles'].on_message(
+        self.node.cycle.sources['obstacles'].on_message(
             serialize_message(MarkerArray(markers=[marker])))
         self.truth.heard[source] = self.truth.now
         for key in [key for key in self.truth.markers if key[0] == source]:
@@ -212,8 +211,9 @@ class Driver:
         deadline = time.monotonic() + 20.0
         published = len(self.min_distance.messages)
         self.node._run_cycle()
-        while (self.node.ingestor.pending() or self.node.world.bodies.pending_count() or
-               self.node.sources['robot_description'].busy) and \
+        cycle = self.node.cycle
+        while (cycle.ingestor.pending() or cycle.world.bodies.pending_count() or
+               cycle.sources['robot_description'].busy) and \
                 time.monotonic() < deadline:
             time.sleep(0.005)
             self.node._run_cycle()
@@ -289,9 +289,7 @@ def _reset(driver):
     driver.truth = Truth(now=driver.truth.now + 100.0, steady=driver.truth.steady + 100.0,
                          ros_advanced_at=driver.truth.steady + 100.0)
     node = driver.node
-    node.clocks.last_now_ns = node.clocks.now_ns()
-    node.frames.buffer.clear_dynamic()
-    node.sources['robot_description'].forget_model()
-    for name, key in node.world.bodies.keys(LINK, 'robot_description'):
-        node.world.bodies.remove(LINK, name, key)
+    node.cycle.clocks.last_now_ns = node.cycle.clocks.now_ns()
+    node.cycle.frames.buffer.clear_dynamic()
+    node.cycle.sources['robot_description'].forget_model()
     driver.cycle()

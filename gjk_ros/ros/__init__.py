@@ -18,7 +18,7 @@ The ROS 2 side of gjk_ros: the ``gjk_distance`` node and a reader for its output
 Importing this package is cheap and starts nothing: it exposes only the ``~/distances``
 reader (numpy only). The node itself lives in ``gjk_ros.ros.node`` (console script
 ``gjk_distance_node``); ``gjk_ros.ros.listener.DistanceListener`` makes the subscriptions of a
-consumer node (rclpy), and ``gjk_ros.ros.markers.MarkerBuilder`` builds ``~/markers``.
+consumer node (rclpy), and ``gjk_ros.ros.outputs.hull_markers.MarkerBuilder`` builds ``~/markers``.
 
 Example, in a subscriber that also keeps the latest ``~/names`` message::
 

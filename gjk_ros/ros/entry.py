@@ -29,7 +29,7 @@ __all__ = ['main']
 
 def main(args=None):
     """Run the ``gjk_distance`` node (see ``gjk_ros.ros.node.main``)."""
-    from gjk_ros.ros.ingestion import start_worker_server
+    from gjk_ros.ros.inputs.ingestion import start_worker_server
     start_worker_server()
     from gjk_ros.ros.node import main as run_node
     return run_node(args)

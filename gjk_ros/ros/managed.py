@@ -13,78 +13,30 @@
 # limitations under the License.
 
 """
-The managed node's plumbing: what configure made (so that cleanup releases it), ``~/toggle``.
+The managed node's plumbing: ``~/toggle``, transitions, checks of parameter combinations.
 
 The node follows the ROS 2 managed-node design (design.ros2.org "Managed nodes"), as Nav2's
 safety nodes do: *configure* reads the parameters and makes the workers, subscriptions,
-publishers and timers; *activate* starts the cycles that publish; *deactivate* stops them (the
-safety outputs' deadline tells consumers); *cleanup* and *shutdown* release everything
-configure made. See docs/managed_node.md.
+publishers and timers (``cycle.Cycle``); *activate* starts the cycles that publish;
+*deactivate* stops them (the safety outputs' deadline tells consumers); *cleanup* and
+*shutdown* release everything configure made, each component what it made. See
+docs/managed_node.md.
 
 ``~/toggle`` (std_srvs/SetBool) pauses the monitor as Nav2's collision monitor ``~/toggle``
 does, except that a paused monitor keeps publishing and says it is paused: a consumer must
 never read "clear" from a monitor that is not measuring (``Toggle``).
 """
 
-from gjk_ros.ros.speed_scaling import ScalingSettings
+from gjk_ros.ros.outputs.speed_scaling import ScalingSettings
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import TransitionCallbackReturn
 from std_srvs.srv import SetBool
 
-__all__ = ['check_combination', 'OwnedEntities', 'PAUSED_REASON', 'run_transition',
-           'scaling_settings', 'Toggle']
+__all__ = ['check_combination', 'PAUSED_REASON', 'run_transition', 'scaling_settings',
+           'Toggle']
 
 # The readiness reason while paused: ~/safety_detail names the service that paused it.
 PAUSED_REASON = 'paused by ~/toggle'
-
-
-class OwnedEntities:
-    """
-    The subscriptions, publishers, timers, services and clients one configure made.
-
-    ``record`` runs a configure step and keeps what it created (a set difference of the
-    node's entities before and after), so that ``release`` destroys exactly that and nothing
-    the node made at construction: the lifecycle and parameter services, ``/diagnostics``, its
-    timer, ``~/toggle`` and the ``/clock`` subscription of ``use_sim_time``.
-    """
-
-    _KINDS = (('subscriptions', 'destroy_subscription'), ('publishers', 'destroy_publisher'),
-              ('timers', 'destroy_timer'), ('services', 'destroy_service'),
-              ('clients', 'destroy_client'))
-
-    def __init__(self, node):
-        self._node = node
-        self._owned = []
-
-    def _entities(self):
-        return {(kind, id(entity)): (destroy, entity) for kind, destroy in self._KINDS
-                for entity in list(getattr(self._node, kind))}
-
-    def record(self, step):
-        """Run ``step()`` and own the entities it created (also when it raises)."""
-        before = self._entities()
-        try:
-            return step()
-        finally:
-            self._owned += [value for key, value in self._entities().items()
-                            if key not in before]
-
-    def add(self, destroy, entity):
-        """Own one entity made elsewhere (a timer replaced at run time)."""
-        self._owned.append((destroy, entity))
-
-    def forget(self, entity):
-        """Stop owning an entity that was destroyed by its maker."""
-        self._owned = [item for item in self._owned if item[1] is not entity]
-
-    def release(self):
-        """Destroy every owned entity, newest first; never raises."""
-        owned, self._owned = self._owned, []
-        for destroy, entity in reversed(owned):
-            try:
-                getattr(self._node, destroy)(entity)
-            except Exception:  # noqa: B902 -- already gone, or the context shut down
-                pass
 
 
 class Toggle:

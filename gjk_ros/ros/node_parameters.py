@@ -24,9 +24,9 @@ reason (``ros2 param set`` prints it).
 
 import math
 
-from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.params import (Config, PARAMETERS, parse_body_descriptions,
-                                source_parameter_of, source_parameter_specs,
+from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.observations import ObservationSource
+from gjk_ros.ros.params import (Config, PARAMETERS, parsed_bodies, source_parameter_of,
                                 START_UP_SOURCE_PARAMETERS, validate_parameter)
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
@@ -71,11 +71,11 @@ class NodeParameters:
         self._reconfigure = reconfigure
         for spec in PARAMETERS:
             self._declare_checked(spec)
-        # Nav2's way: each observation source's parameters are declared under its name once
+        # Nav2's way: each observation source declares its parameters under its name once
         # observation_sources is known (it is read at start-up only).
         self._specs = dict(_SPECS)
         for source in node.get_parameter('observation_sources').value or ():
-            for spec in source_parameter_specs(source):
+            for spec in ObservationSource.parameter_specs(source):
                 self._specs[spec.name] = spec
                 self._declare_checked(spec)
         self.config = self._read()
@@ -143,7 +143,7 @@ def _changes_start_up_value(parameter, node):
     """Whether ``parameter`` changes a value read once, at start-up."""
     templated = source_parameter_of(parameter.name)
     start_up = parameter.name in START_UP_ONLY or (
-        templated is not None and templated[1] in START_UP_SOURCE_PARAMETERS)
+        templated is not None and templated.parameter in START_UP_SOURCE_PARAMETERS)
     if not start_up or not node.has_parameter(parameter.name):
         return False
     current = node.get_parameter(parameter.name).value
@@ -176,7 +176,7 @@ def parameter_problem(name, value, limits=None):
     is a refusal, not a dead node.
     """
     try:
-        reason = validate_parameter(name, value)
+        reason = validate_parameter(name, value, limits)
         if reason is None and name in ('static_obstacles', 'link_geometry'):
             reason = _check_primitive_pieces(value, limits)
         return reason
@@ -189,7 +189,7 @@ def parameter_problem(name, value, limits=None):
 def _check_primitive_pieces(text, limits=None):
     """Build the primitive pieces of a body-description parameter; the first error, or None."""
     try:
-        bodies = parse_body_descriptions(text, limits)
+        bodies = parsed_bodies(text, limits)
     except ValueError as error:
         return str(error)
     if not bodies:

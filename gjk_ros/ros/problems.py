@@ -72,7 +72,7 @@ class ProblemLog:
         ``message(key)`` gives the info line for a resolved key (None logs nothing).
         """
         with self._lock:
-            mine = [key for key in self._active if key[:len(prefix)] == prefix]
+            mine = [key for key in self._active if _starts_with(key, prefix)]
         for key in mine:
             if key not in keys:
                 self.resolve(key, message(key) if message else None)
@@ -85,4 +85,9 @@ class ProblemLog:
         """``{key: message}`` of the active problems whose key starts with ``prefix``."""
         with self._lock:
             return {key: message for key, message in self._active.items()
-                    if key[:len(prefix)] == prefix}
+                    if _starts_with(key, prefix)}
+
+
+def _starts_with(key, prefix):
+    """Whether a problem key (a tuple, named or not) begins with the items of ``prefix``."""
+    return len(key) >= len(prefix) and all(item == wanted for item, wanted in zip(key, prefix))

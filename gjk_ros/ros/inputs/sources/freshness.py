@@ -25,11 +25,14 @@ parameter bodies and the URDF are not sources and never go stale. Namespaces lis
 ``required_obstacle_sources`` must have published before the node is ready, and make
 ``~/min_distance`` -inf whenever they are silent, even when they hold no obstacle now.
 
-Receive times are ROS time in integer nanoseconds (the datum an output may be stamped with);
-silences and ages are durations in seconds.
+Receive times and ``now`` are ROS time in integer nanoseconds (the datum an output may be
+stamped with); freshness is the base's one rule, ``source_valid``.
 """
 
 import fnmatch
+
+from gjk_ros.ros.inputs.sources.base import source_valid
+from gjk_ros.ros.inputs.timekeeping import NS_PER_S
 
 __all__ = ['SourceMonitor']
 
@@ -71,18 +74,13 @@ class SourceMonitor:
         """Whether the namespace is declared static (never stale)."""
         return any(fnmatch.fnmatchcase(namespace, pattern) for pattern in self.static_patterns)
 
-    def is_stale(self, kind, namespace, now):
+    def is_stale(self, kind, namespace, now_ns):
         """Whether the namespace has been silent for longer than ``obstacle_timeout``."""
-        if self.timeout <= 0.0 or self.is_static(namespace):
+        if self.is_static(namespace):
             return False
-        last = self._heard.get((kind, namespace))
-        return last is None or now - last * 1e-9 > self.timeout
+        return not source_valid(self._heard.get((kind, namespace)), now_ns, self.timeout)
 
-    def stale_namespaces(self, kind, namespaces, now):
-        """Return the stale namespaces among ``namespaces``, sorted."""
-        return sorted(ns for ns in set(namespaces) if self.is_stale(kind, ns, now))
-
-    def required_problems(self, now):
+    def required_problems(self, now_ns):
         """
         Why the required obstacle sources do not allow a measurement now.
 
@@ -97,14 +95,14 @@ class SourceMonitor:
             last = self._heard.get(('obstacle', namespace))
             if last is None:
                 problems.append("required obstacle source '%s' has not published" % namespace)
-            elif self.is_stale('obstacle', namespace, now):
+            elif self.is_stale('obstacle', namespace, now_ns):
                 problems.append("required obstacle source '%s' silent for %.1f s"
-                                % (namespace, now - last * 1e-9))
+                                % (namespace, (now_ns - last) / NS_PER_S))
         return problems
 
-    def ages(self, now):
-        """``{(kind, namespace): seconds since its last message}``."""
-        return {key: now - last * 1e-9 for key, last in self._heard.items()}
+    def heard_times(self):
+        """``{(kind, namespace): receive time of its last message, ns}``."""
+        return dict(self._heard)
 
     def forget_unused(self, used):
         """Drop namespaces not in ``used`` (a set of (kind, ns)) and not required."""

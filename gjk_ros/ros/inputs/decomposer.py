@@ -30,6 +30,9 @@ milliseconds. The worker process is started only when some pattern is set.
 
 import fnmatch
 
+from gjk_ros.ros.inputs.ingestion import Mailbox
+from gjk_ros.ros.inputs.jobs import DecomposeJob
+
 __all__ = ['MeshDecomposer']
 
 # Finished decompositions taken per poll (each is a few polytopes, already built).
@@ -54,6 +57,7 @@ class MeshDecomposer:
         self._parts = {}       # (uri, scale) -> tuple of ConvexPolytope
         self._failures = {}    # (uri, scale) -> reason
         self._requested = set()
+        self._mailbox = Mailbox()
         self.version = 0
         """Increases whenever parts arrive or the settings change (the layout must rebuild)."""
 
@@ -106,7 +110,7 @@ class MeshDecomposer:
     def _submit(self, key):
         uri, scale = key
         _, threshold, cache_dir = self._settings
-        self._worker.submit(('decompose', uri, scale), ({'threshold': threshold}, cache_dir))
+        self._worker.submit(DecomposeJob(uri, scale, threshold, cache_dir), self._mailbox)
         self._requested.add(key)
 
     def poll(self):
@@ -114,8 +118,8 @@ class MeshDecomposer:
         if self._worker is None:
             return False
         arrived = False
-        for result in self._worker.poll(MAX_RESULTS_PER_POLL):
-            key = (result.key[1], result.key[2])
+        for result in self._mailbox.take(MAX_RESULTS_PER_POLL):
+            key = (result.job.uri, result.job.scale)
             if key not in self._requested:
                 continue  # for settings that changed since
             self._requested.discard(key)

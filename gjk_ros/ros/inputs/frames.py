@@ -24,15 +24,21 @@ whole (an empty frame id, a self transform, a stamp no header can carry) is logg
 frames, as tf2 logs TF_SELF_TRANSFORM and TF_NO_FRAME_ID, and once more when they are accepted.
 """
 
+import collections
+
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
-from gjk_ros.ros.pairs import InputState
+from gjk_ros.ros.compute.pairs import InputState
+from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
-from gjk_ros.ros.tf_buffer import decode_tf_message, TfBuffer, TfStatus
-from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
 import numpy
 from tf2_msgs.msg import TFMessage
 
 __all__ = ['Frames']
+
+# The problem-log keys of a transform the buffer refused, and of a piece with an absurd pose.
+_Refused = collections.namedtuple('_Refused', 'topic_kind topic parent child')
+_BadPose = collections.namedtuple('_BadPose', 'topic kind name')
 
 _INPUT_OF_FRAME = {
     TfStatus.OK: InputState.OK,
@@ -58,7 +64,7 @@ class Frames:
     ----------
     problems : gjk_ros.ros.problems.ProblemLog
         Where unusable frames and poses are logged once.
-    clocks : gjk_ros.ros.timekeeping.NodeClocks
+    clocks : gjk_ros.ros.inputs.timekeeping.NodeClocks
         Receive times and jump detection.
     on_transform : callable()
         Called after each ``/tf`` message is stored (it may start a cycle).
@@ -73,17 +79,31 @@ class Frames:
         self.received = {'tf': None, 'tf_static': None}
         self.states = {}
         self._refused = set()  # problem keys of transforms refused and not stored since
-        self._fixed_frame = 'world'
+        self.fixed_frame = 'world'
         self._timeout_ns = 0
+        self._node = None
+        self._subscriptions = ()
 
     def subscribe(self, node):
-        node.create_subscription(TFMessage, '/tf', self.on_tf, TF_QOS, raw=True)
-        node.create_subscription(TFMessage, '/tf_static', self.on_tf_static, TF_STATIC_QOS,
-                                 raw=True)
+        """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
+        self._node = node
+        self._subscriptions = (
+            node.create_subscription(TFMessage, '/tf', self.on_tf, TF_QOS, raw=True),
+            node.create_subscription(TFMessage, '/tf_static', self.on_tf_static,
+                                     TF_STATIC_QOS, raw=True))
+
+    def close(self):
+        """Destroy the TF subscriptions (cleanup, shutdown)."""
+        subscriptions, self._subscriptions = self._subscriptions, ()
+        for subscription in subscriptions:
+            try:
+                self._node.destroy_subscription(subscription)
+            except Exception:  # noqa: B902 -- already gone, or the context shut down
+                pass
 
     def configure(self, config):
         self.buffer.set_cache_time(config.tf_buffer_duration)
-        self._fixed_frame = config.fixed_frame
+        self.fixed_frame = config.fixed_frame
         self._timeout_ns = int(config.tf_timeout * 1e9)
 
     def on_tf(self, data):
@@ -114,22 +134,31 @@ class Frames:
 
     def _report_refused(self, topic, entries, refused):
         """Log a refused transform once per frame; resolve it once that frame is stored."""
-        current = {('tf', topic, parent, child): why for parent, child, why in refused}
+        current = {_Refused('tf', topic, parent, child): why for parent, child, why in refused}
         for key, why in current.items():
             if self._problems.report(key, "%s: transform '%s' -> '%s' ignored: %s"
-                                     % (topic, key[2], key[3], why), level='warning'):
+                                     % (topic, key.parent, key.child, why), level='warning'):
                 self._refused.add(key)
         stored = {(parent.lstrip('/'), child.lstrip('/')) for parent, child, _, _ in entries}
         for key in [key for key in self._refused
-                    if key[1] == topic and key not in current and
-                    (key[2].lstrip('/'), key[3].lstrip('/')) in stored]:
+                    if key.topic == topic and key not in current and
+                    (key.parent.lstrip('/'), key.child.lstrip('/')) in stored]:
             self._refused.discard(key)
             self._problems.resolve(key, "%s: transform '%s' -> '%s' accepted again"
-                                   % (topic, key[2], key[3]))
+                                   % (topic, key.parent, key.child))
 
     def lookup(self, target, source, stamp_ns):
         """T(target <- source) at ``stamp_ns`` (0: the latest), tf2's lookupTransform."""
         return self.buffer.lookup(target, source, time_ns=stamp_ns)
+
+    def lookup_latest(self, frames, now_ns):
+        """
+        ``{frame: TfLookup}`` of T(fixed_frame <- frame) with the latest transforms.
+
+        Graded as the cycle grades its poses: older than ``tf_timeout`` at ``now_ns`` is STALE.
+        """
+        return self.buffer.lookup_many(self.fixed_frame, frames, now_ns=now_ns,
+                                       timeout_ns=self._timeout_ns)
 
     def pose_pieces(self, frames, origins, frame_index, now_ns, describe):
         """
@@ -138,7 +167,7 @@ class Frames:
         Parameters
         ----------
         frames, origins, frame_index
-            From ``Layout.frames_and_origins``.
+            From ``Layout.placement``.
         now_ns : int
             ROS time, nanoseconds.
         describe : callable(int) -> (str, str)
@@ -152,8 +181,7 @@ class Frames:
             chain, ``UNKNOWN`` when no transform is known.
 
         """
-        lookups = self.buffer.lookup_many(self._fixed_frame, frames, now_ns=now_ns,
-                                          timeout_ns=self._timeout_ns)
+        lookups = self.lookup_latest(frames, now_ns)
         self._report(lookups)
         # One row per distinct frame, and a last one (identity, STALE) for "no frame".
         frame_poses = numpy.tile(numpy.eye(4), (len(frames) + 1, 1, 1))
@@ -177,13 +205,13 @@ class Frames:
         inputs[bad] = InputState.INVALID
         current = set()
         for index in numpy.flatnonzero(bad):
-            key = ('pose',) + describe(index)
+            key = _BadPose('pose', *describe(index))
             current.add(key)
             self._problems.report(key, "%s '%s': composed pose is not finite, beyond %g m or "
-                                  'not rigid; its pairs are INVALID' % (key[1], key[2],
+                                  'not rigid; its pairs are INVALID' % (key.kind, key.name,
                                                                         MAX_COORDINATE))
         self._problems.keep_only(('pose',), current,
-                                 lambda key: "%s '%s': pose sane again" % key[1:3])
+                                 lambda key: "%s '%s': pose sane again" % (key.kind, key.name))
 
     def _report(self, lookups):
         """Log a frame once when it stops being usable and once when it recovers."""
@@ -197,7 +225,7 @@ class Frames:
                 continue
             level = 'error' if lookup.status == TfStatus.INVALID else 'warning'
             self._problems.report(key, "frame '%s' to '%s': %s; its pairs are %s"
-                                  % (frame, self._fixed_frame, lookup.reason,
+                                  % (frame, self.fixed_frame, lookup.reason,
                                      'INVALID' if level == 'error' else 'STALE'), level=level)
         if previous.keys() != lookups.keys():
             self._problems.keep_only(('frame',), {('frame', frame) for frame in lookups})

@@ -15,11 +15,10 @@
 """
 The bodies the node knows: links and obstacles, their convex pieces and their errors.
 
-A body is assembled from several sources, each owning some of its pieces under a key:
-
-- ``('urdf', n)``: the n-th collision piece of a link in ``robot_description``;
-- ``('marker', ns, id)``: a marker from ``~/obstacles`` or ``~/links``;
-- ``('param', n)``: the ``static_obstacles`` / ``link_geometry`` parameters.
+A body is assembled from the pieces of several sources, each under a ``PieceKey`` whose
+``source`` names the source (``sources.base``): a link has its URDF collision pieces, its
+``link_geometry``, its ``~/links`` markers and the planning scene's objects attached to it. The
+world writes each source's slot in here (``World.replace``).
 
 A source can also leave an error on a body (geometry that was rejected). A body with an error
 is *invalid*: its pairs are published with status INVALID instead of a distance computed from
@@ -33,7 +32,6 @@ pair tracker can keep the simplex caches of pieces that merely moved.
 
 from dataclasses import dataclass, field, replace
 import itertools
-import math
 
 import numpy
 
@@ -53,15 +51,12 @@ class TrackedPiece:
     uid : int
         Unique per shape: a new uid means the simplex cache of the piece is meaningless.
     piece : gjk_ros.models.CollisionPiece
-        ``piece.frame_id`` and ``piece.origin`` place it; ``piece.shape`` is the polytope.
-    expires : float or None
-        Node-clock time (seconds) after which a marker piece is dropped; None never.
+        ``piece.shape`` is the polytope (where it sits is its source's: ``SourceData``).
 
     """
 
     uid: int
     piece: object
-    expires: object = None
 
 
 @dataclass
@@ -69,7 +64,6 @@ class _Body:
     pieces: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)
     pending: set = field(default_factory=set)
-    expiry: dict = field(default_factory=dict)
 
     def is_empty(self):
         return not self.pieces and not self.errors and not self.pending
@@ -89,18 +83,13 @@ class BodyRegistry:
     Links and obstacles, keyed by (kind, name).
 
     ``version`` increases whenever a piece is added or removed or changes shape (not when it
-    only moves), i.e. whenever the pair tracker must rebuild. ``revision`` increases on every
-    change, moves included.
+    only moves), i.e. whenever the pair tracker must rebuild.
     """
 
     def __init__(self):
         self._bodies = {LINK: {}, OBSTACLE: {}}
         self._uids = itertools.count()
         self.version = 0
-        self.revision = 0
-        self.expiry_version = 0
-        # No key expires before this (a lower bound: removals do not raise it until expire).
-        self._earliest_expiry = math.inf
 
     def names(self, kind):
         """Names of the current bodies of one kind, sorted."""
@@ -118,9 +107,9 @@ class BodyRegistry:
         return [(key, body.pieces[key]) for key in sorted(body.pieces, key=repr)]
 
     def keys(self, kind, source):
-        """(name, key) of every piece, error or pending key that starts with ``source``."""
+        """(name, key) of every piece, error or pending key of the source named ``source``."""
         return [(name, key) for name, body in self._bodies[kind].items()
-                for key in _keys_of(body) if key[0] == source]
+                for key in _keys_of(body) if key.source == source]
 
     def is_pending(self, kind, name):
         """Whether some geometry of this body is still being built."""
@@ -132,7 +121,7 @@ class BodyRegistry:
         return sum(len(body.pending) for kind in (LINK, OBSTACLE)
                    for body in self._bodies[kind].values())
 
-    def set_pending(self, kind, name, key, expires=None):
+    def set_pending(self, kind, name, key):
         """
         Mark the geometry a source owns under ``key`` as being built.
 
@@ -140,14 +129,11 @@ class BodyRegistry:
         """
         body = self._bodies[kind].setdefault(name, _Body())
         if key in body.pending and key not in body.pieces and key not in body.errors:
-            self._set_expiry(body, key, expires)
             return
         body.pieces.pop(key, None)
         body.errors.pop(key, None)
         body.pending.add(key)
-        self._set_expiry(body, key, expires)
         self.version += 1
-        self.revision += 1
 
     def errors(self, kind, name):
         """Return the reasons this body was rejected (empty if it is valid)."""
@@ -159,39 +145,30 @@ class BodyRegistry:
         return [(kind, name, reason) for kind in (LINK, OBSTACLE)
                 for name in self.names(kind) for reason in self.errors(kind, name)]
 
-    def set_piece(self, kind, name, key, piece, expires=None):
+    def set_piece(self, kind, name, key, piece):
         """
         Add or replace the piece a source owns under ``key``; clears an error under it.
 
         A replacement with the same shape keeps its uid (and the old shape object), so the
         tracker does not rebuild for a piece that only moved.
         """
-        self.revision += 1
         body = self._bodies[kind].setdefault(name, _Body())
         old = body.pieces.get(key)
+        if old is not None and old.piece is piece:
+            return
         if old is not None and same_shape(old.piece.shape, piece.shape):
-            body.pieces[key] = TrackedPiece(old.uid, replace(piece, shape=old.piece.shape),
-                                            expires)
+            body.pieces[key] = TrackedPiece(old.uid, replace(piece, shape=old.piece.shape))
         else:
-            body.pieces[key] = TrackedPiece(next(self._uids), piece, expires)
+            body.pieces[key] = TrackedPiece(next(self._uids), piece)
             self.version += 1
         if body.errors.pop(key, None) is not None:
             self.version += 1
         if key in body.pending:
             body.pending.discard(key)
             self.version += 1
-        self._set_expiry(body, key, expires)
 
-    def touch(self, kind, name, key, expires=None):
-        """Renew the expiry of a key its source re-sent unchanged (no layout change)."""
-        body = self._bodies[kind].get(name)
-        if body is not None and key in _keys_of(body) and body.expiry.get(key) != expires:
-            self._set_expiry(body, key, expires)
-            self.expiry_version += 1
-
-    def set_error(self, kind, name, key, reason, expires=None):
+    def set_error(self, kind, name, key, reason):
         """Record that the geometry a source owns under ``key`` was rejected."""
-        self.revision += 1
         body = self._bodies[kind].setdefault(name, _Body())
         if body.pieces.pop(key, None) is not None or body.errors.get(key) != reason:
             self.version += 1
@@ -199,7 +176,6 @@ class BodyRegistry:
             body.pending.discard(key)
             self.version += 1
         body.errors[key] = reason
-        self._set_expiry(body, key, expires)
 
     def remove(self, kind, name, key):
         """Drop whatever a source owns under ``key``; returns True if something was there."""
@@ -210,64 +186,11 @@ class BodyRegistry:
         found = body.errors.pop(key, None) is not None or found
         found = key in body.pending or found
         body.pending.discard(key)
-        body.expiry.pop(key, None)
         if body.is_empty():
             del self._bodies[kind][name]
         if found:
             self.version += 1
-            self.revision += 1
         return found
-
-    def remove_where(self, kind, predicate):
-        """
-        Drop every key for which ``predicate(name, key)`` holds.
-
-        Returns
-        -------
-        list of (str, tuple)
-            The (name, key) pairs removed.
-
-        """
-        doomed = [(name, key) for name, body in self._bodies[kind].items()
-                  for key in _keys_of(body) if predicate(name, key)]
-        for name, key in doomed:
-            self.remove(kind, name, key)
-        return doomed
-
-    def expire(self, now, keep=None):
-        """
-        Drop marker pieces and errors whose lifetime ended before ``now``.
-
-        ``keep(kind, name, key, expires)``, when given, spares a key even if it expired: the
-        node spares the markers of a source not heard since they expired, whose lifetime must
-        not make an obstacle vanish (and ``~/min_distance`` grow) because its publisher died.
-        """
-        if not self._earliest_expiry < now:
-            return []  # the common case, without a scan of every key (it ran every cycle)
-        removed = []
-        for kind in (LINK, OBSTACLE):
-            removed += [(kind, name, key) for name, key in self.remove_where(
-                kind, lambda name, key, kind=kind: self._expired(kind, name, key, now)
-                and not (keep is not None and keep(kind, name, key,
-                                                   self.expires(kind, name, key))))]
-        self._earliest_expiry = min(
-            (expires for kind in (LINK, OBSTACLE) for body in self._bodies[kind].values()
-             for expires in body.expiry.values() if expires is not None), default=math.inf)
-        return removed
-
-    def _set_expiry(self, body, key, expires):
-        body.expiry[key] = expires
-        if expires is not None and expires < self._earliest_expiry:
-            self._earliest_expiry = expires
-
-    def expires(self, kind, name, key):
-        """Expiry time of a key (None: never)."""
-        body = self._bodies[kind].get(name)
-        return None if body is None else body.expiry.get(key)
-
-    def _expired(self, kind, name, key, now):
-        expires = self._bodies[kind][name].expiry.get(key)
-        return expires is not None and expires < now
 
     def piece_by_key(self, kind, name, key):
         """Return the TrackedPiece under ``key`` of a body, or None."""

@@ -21,6 +21,8 @@ link is in scope, and every link in scope has a usable transform. While not read
 ``~/min_distance`` is -inf and the reasons are logged once and listed in ``/diagnostics``.
 """
 
+import collections
+
 __all__ = ['Readiness']
 
 # At most this many frames are named in one reason.
@@ -80,9 +82,13 @@ class Readiness:
 
     def _report(self, reasons):
         # Keyed by the reason's first words so that a changing count does not log again.
-        current = {('not ready', reason.split(':')[0].split(' after ')[0]): reason
+        current = {_NotReady('not ready', reason.split(':')[0].split(' after ')[0]): reason
                    for reason in reasons}
         for key, reason in current.items():
             self._problems.report(key, 'not ready, ~/min_distance is -inf: %s' % reason)
         self._problems.keep_only(('not ready',), set(current),
-                                 lambda key: 'ready: %s resolved' % key[1])
+                                 lambda key: 'ready: %s resolved' % key.what)
+
+
+# A reason the node is not ready, as the problem log keys it (by its first words).
+_NotReady = collections.namedtuple('_NotReady', 'topic what')

@@ -13,23 +13,17 @@
 # limitations under the License.
 
 """
-The node's outputs, except ``/diagnostics`` (``diagnostics.py``).
+The node's publishers, except ``/diagnostics`` (``diagnostics.py``).
 
 ``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/safety`` with
 ``~/safety_detail``, ``~/speed_scaling`` (and ``~/speed_scaling/<group>``), ``~/names`` and
-``~/markers``.
+``~/markers``. Every output of a cycle carries one header (``safety.data_stamp``).
 
-Time: every output of a cycle carries one header whose stamp is the oldest datum the cycle's
-records rest on (``data_stamp``): a transform's latest common time, an obstacle source's last
-message. Static transforms and geometry do not age. Stamps are integer nanoseconds from the
-datum to the header (``timekeeping``), so the header is that datum's stamp to the nanosecond.
-Each record's own ``age`` says the same per pair, and its ``ready`` flag lets a consumer
-rebuild the fail-safe minimum from the cloud.
-
-``make_cloud`` and ``min_distance`` are pure functions of a record array; ``Outputs`` owns the
-publishers. ``~/markers`` is built by ``gjk_ros.ros.markers.MarkerBuilder``.
+``make_cloud`` packs a record array into ``~/distances``; ``Outputs`` owns the publishers;
+``~/markers`` is built by ``hull_markers.MarkerBuilder``.
 """
 
+import collections
 import fnmatch
 import json
 import math
@@ -37,20 +31,19 @@ import sys
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.managed import scaling_settings
-from gjk_ros.ros.markers import distance_colour, MarkerBuilder
+from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder
+from gjk_ros.ros.outputs.safety import min_distance, safety_cause
+from gjk_ros.ros.outputs.speed_scaling import ScalingSettings, SpeedScaler
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS, status_table
-from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler
-from gjk_ros.ros.timekeeping import TIMELESS, UNKNOWN
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS
 import numpy
 from sensor_msgs.msg import PointCloud2, PointField, Range
 from std_msgs.msg import Float64, String
 from visualization_msgs.msg import Marker, MarkerArray
 
-__all__ = ['data_stamp', 'make_cloud', 'min_distance', 'Outputs', 'record_ages',
-           'record_stamps', 'safety_cause', 'ScalingOutputs']
+__all__ = ['make_cloud', 'Outputs', 'ScalingOutputs']
 
 # ~/markers is for eyes: at most this rate, whatever rate_hz is.
 MARKERS_PERIOD = 0.1
@@ -98,147 +91,6 @@ def make_cloud(records, header):
     return cloud
 
 
-def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=False):
-    """
-    Smallest signed distance over the records, fail-safe: anything unknown is contact.
-
-    Parameters
-    ----------
-    records : (r,) RECORD_DTYPE array
-        This cycle's records.
-    ready : bool
-        False while the node cannot vouch for its scope (no robot model, a link without a
-        transform, a silent required source, parameter bodies not built): the result is -inf.
-    max_distance : float
-        A BEYOND record is at least this far (its bounding spheres are farther apart), so it
-        counts as this lower bound, never as +inf.
-    allow_no_obstacles : bool
-        Whether an empty scope (no record) may read +inf; otherwise it is -inf.
-
-    Returns
-    -------
-    float
-        -inf if not ready or if any record is STALE, INVALID or PENDING; else the minimum of
-        VALID distances, APPROXIMATE ``distance - error_bound`` and BEYOND ``max_distance``;
-        with no record, +inf if ``allow_no_obstacles`` else -inf.
-
-    """
-    status = records['status']
-    if not ready or _UNKNOWN[status].any():
-        return -math.inf
-    if not len(records):
-        return math.inf if allow_no_obstacles else -math.inf
-    approximate = status == PairStatus.APPROXIMATE
-    values = numpy.concatenate([
-        records['distance'][status == PairStatus.VALID],
-        records['distance'][approximate] - records['error_bound'][approximate],
-        numpy.full(int((status == PairStatus.BEYOND).sum()), max_distance),
-    ])
-    return float(values.min())
-
-
-# Statuses that carry no measurement and no bound: unknown is treated as contact.
-_UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])
-
-
-def record_stamps(tracker, piece_stamps):
-    """
-    Return the oldest datum of each record's pieces, exactly (``PairTracker.record_times``).
-
-    ``record_times`` reduces floats by their minimum, and a float cannot hold a stamp in
-    nanoseconds (2^53 ns is 104 days). A minimum only depends on order, so the stamps go through
-    it as the ranks of their distinct values, which a float holds exactly, and come back as the
-    integers they rank.
-
-    Parameters
-    ----------
-    tracker : gjk_ros.ros.pairs.PairTracker
-        The layout's tracker: its records and their piece pairs.
-    piece_stamps : (n,) int64
-        Per layout piece: its data's stamp in ns, ``TIMELESS`` or ``UNKNOWN``.
-
-    Returns
-    -------
-    tuple of ((r,) int64, (r,) bool)
-        Per record: the stamp (``TIMELESS``, ``UNKNOWN``), and whether it has no piece pairs
-        (no datum at all).
-
-    """
-    piece_stamps = numpy.asarray(piece_stamps, dtype=numpy.int64)
-    distinct, ranks = numpy.unique(piece_stamps, return_inverse=True)
-    ranks = ranks.reshape(-1).astype(numpy.float64)
-    ranks[piece_stamps == TIMELESS] = numpy.inf
-    ranks[piece_stamps == UNKNOWN] = -numpy.inf
-    reduced = tracker.record_times(ranks)
-    stamps = numpy.full(len(reduced), TIMELESS, dtype=numpy.int64)
-    known = numpy.isfinite(reduced)
-    stamps[known] = distinct[reduced[known].astype(numpy.int64)]
-    stamps[reduced == -numpy.inf] = UNKNOWN
-    return stamps, numpy.isnan(reduced)
-
-
-def record_ages(stamps, empty, now_ns):
-    """
-    Return each record's age in seconds from its oldest datum (``record_stamps``).
-
-    The difference is taken in integer nanoseconds and only then made seconds. Timeless data is
-    0 s old, unknown data infinitely old, and a record without piece pairs has no age (NaN).
-    """
-    timeless, unknown = stamps == TIMELESS, stamps == UNKNOWN
-    ages = (now_ns - numpy.where(timeless | unknown, now_ns, stamps)) * 1e-9
-    ages[unknown] = numpy.inf
-    ages[empty] = numpy.nan
-    return ages
-
-
-def data_stamp(stamps, empty, now_ns):
-    """
-    Return the stamp (int ns) of a cycle's outputs: the oldest datum its records rest on.
-
-    ``now_ns`` when every datum is timeless; 0 ("no time") when the only data are unknown.
-    """
-    used = stamps[~empty]
-    dated = used[(used != TIMELESS) & (used != UNKNOWN)]
-    if dated.size:
-        return int(dated.min())
-    return 0 if (used == UNKNOWN).any() else int(now_ns)
-
-
-def safety_cause(records, is_self, minimum, reasons, names, max_distance):
-    """
-    Say what the fail-safe minimum rests on: (link, obstacle, text).
-
-    The closest pair when the minimum is a measurement (or the ``max_distance`` bound); else
-    the first reason the node is not ready, or the first pair that is not measured.
-    ``is_self`` marks self pairs (their obstacle id is a link's); ``names`` is
-    ``(links, obstacles)`` by id.
-    """
-    status = records['status']
-    if math.isfinite(minimum):
-        bound = numpy.where(status == PairStatus.APPROXIMATE,
-                            records['distance'] - records['error_bound'], records['distance'])
-        bound = numpy.where(status == PairStatus.BEYOND, max_distance, bound)
-        row = int(numpy.nanargmin(numpy.where(_UNKNOWN[status], numpy.nan, bound)))
-        link, obstacle = _pair_names(records[row], is_self[row], names)
-        name = PairStatus(status[row]).name
-        return link, obstacle, 'closest: %s to %s (%s)' % (link, obstacle, name)
-    unknown = numpy.flatnonzero(_UNKNOWN[status])
-    if minimum == math.inf or not (reasons or unknown.size):
-        return '', '', 'no pair in scope'
-    if reasons:
-        return '', '', 'not ready: %s' % reasons[0]
-    row = int(unknown[0])
-    link, obstacle = _pair_names(records[row], is_self[row], names)
-    return link, obstacle, '%s to %s is %s' % (link, obstacle, PairStatus(status[row]).name)
-
-
-def _pair_names(record, is_self, names):
-    links, obstacles = names
-    second = links if is_self else obstacles
-    return (links.get(int(record['link_id']), str(int(record['link_id']))),
-            second.get(int(record['obstacle_id']), str(int(record['obstacle_id']))))
-
-
 class Outputs:
     """
     The publishers of one node, and what each cycle publishes.
@@ -254,6 +106,7 @@ class Outputs:
     """
 
     def __init__(self, node, rate_hz):
+        self._node = node
         self.period = safety_period(rate_hz)
         safety = safety_qos(self.period)
         self.distances = node.create_publisher(PointCloud2, '~/distances', safety)
@@ -272,6 +125,16 @@ class Outputs:
     def configure(self, config):
         self._config = config
         self.scaling.configure(config)
+
+    def close(self):
+        """Destroy every publisher made here (cleanup, shutdown)."""
+        publishers = [self.distances, self.self_distances, self.names, self.min_distance,
+                      self.safety, self.safety_detail, self.markers]
+        for publisher in publishers + self.scaling.publishers():
+            try:
+                self._node.destroy_publisher(publisher)
+            except Exception:  # noqa: B902 -- already gone, or the context shut down
+                pass
 
     def publish_names(self, names):
         """``~/names``: the id -> name tables (latched)."""
@@ -369,7 +232,7 @@ class ScalingOutputs:
         self._node, self._qos = node, qos
         self.overall = SpeedScaler()
         self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
-        self.groups = {}  # name -> (patterns or None for an SRDF group, SpeedScaler, publisher)
+        self.groups = {}  # name -> _Group
         self.settings = ScalingSettings()
         # Each group's link ids, and the (link names, SRDF groups) they were matched for: the
         # patterns are matched again only when the links or the groups change, not per cycle.
@@ -394,21 +257,27 @@ class ScalingOutputs:
             else:
                 patterns[name] = None  # the SRDF group of that name
         for name in set(self.groups) - set(patterns):
-            self._node.destroy_publisher(self.groups.pop(name)[2])
+            self._node.destroy_publisher(self.groups.pop(name).publisher)
         for name, group_patterns in patterns.items():
-            _, scaler, publisher = self.groups.get(name, (None, SpeedScaler(settings), None))
+            _, scaler, publisher = self.groups.get(name, _Group(None, SpeedScaler(settings),
+                                                                None))
             if publisher is None:
                 publisher = self._node.create_publisher(Float64, '~/speed_scaling/' + name,
                                                         self._qos)
             scaler.configure(settings)
-            self.groups[name] = (group_patterns and tuple(group_patterns), scaler, publisher)
+            self.groups[name] = _Group(group_patterns and tuple(group_patterns), scaler,
+                                       publisher)
         self._members_of = None
+
+    def publishers(self):
+        """Return every publisher made here: the overall one and one per group."""
+        return [self.publisher] + [group.publisher for group in self.groups.values()]
 
     def reset(self):
         """Every factor back to 0 (activation: nothing measured yet)."""
         self.overall.reset()
-        for _, scaler, _ in self.groups.values():
-            scaler.reset()
+        for group in self.groups.values():
+            group.scaler.reset()
 
     def publish(self, minimum, records, minimum_of, link_names, link_groups):
         """
@@ -438,9 +307,14 @@ class ScalingOutputs:
                 name: None if patterns is None and name not in link_groups else numpy.array(
                     [link_id for link_id, link in link_names.items()
                      if _in_group(link, patterns, link_groups.get(name))], dtype=numpy.int64)
-                for name, (patterns, _, _) in self.groups.items()}
+                for name, patterns in ((name, group.patterns)
+                                       for name, group in self.groups.items())}
             self._members_of = (link_names, link_groups)
         return self._members
+
+
+# A scaling group: its patterns (None: the SRDF group of its name), its scaler, its publisher.
+_Group = collections.namedtuple('_Group', 'patterns scaler publisher')
 
 
 def _in_group(link, patterns, srdf_links):

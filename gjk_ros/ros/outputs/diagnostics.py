@@ -31,16 +31,17 @@ name; the namespace is kept so that several instances on one graph stay apart), 
 - ``<node>: robot_description``: ERROR while the last URDF could not be parsed.
 """
 
+import collections
 from dataclasses import dataclass, field
 import math
 import os
 import socket
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from gjk_ros.ros.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from gjk_ros.ros.qos import OUTPUT_QOS
 from gjk_ros.ros.records import PairStatus
-from gjk_ros.ros.tf_buffer import TfStatus
 import numpy
 
 __all__ = ['CycleStats', 'compute_status', 'DiagnosticsReporter', 'error_status',
@@ -300,16 +301,24 @@ def decomposition_status(node_name, waiting, failures):
 
 class DiagnosticsReporter:
     """
-    ``/diagnostics`` of one node, from its components (see ``DistanceNode``'s attributes).
+    ``/diagnostics`` of one node, from what its ``Cycle`` holds (none while unconfigured).
 
     Also watches the graph for another node of the same name (consumers would receive
     interleaved answers).
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        Publishes ``/diagnostics`` and names the entries; its graph is watched for twins.
+    problems : gjk_ros.ros.problems.ProblemLog
+        Where twins and unmatched patterns are reported, and how many problems were dropped.
+
     """
 
-    def __init__(self, node):
+    def __init__(self, node, problems):
         self._node = node
+        self._problems = problems
         self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', OUTPUT_QOS)
-        self.stats = CycleStats()
         self.duplicates = 0
 
     def check_duplicate_name(self):
@@ -319,91 +328,102 @@ class DiagnosticsReporter:
                     if name == node.get_name() and namespace == node.get_namespace())
         self.duplicates = twins - 1
         if twins > 1:
-            node.problems.report(('duplicate',), "another node named '%s' is on this ROS "
-                                 'graph: consumers will receive interleaved answers; give '
-                                 'each instance its own name or namespace'
-                                 % node.get_fully_qualified_name(), level='warning')
+            self._problems.report(('duplicate',), "another node named '%s' is on this ROS "
+                                  'graph: consumers will receive interleaved answers; give '
+                                  'each instance its own name or namespace'
+                                  % node.get_fully_qualified_name(), level='warning')
         else:
-            node.problems.resolve(('duplicate',))
+            self._problems.resolve(('duplicate',))
 
-    def check_patterns(self):
+    def check_patterns(self, layout):
         """
         Warn once per pattern parameter entry that matches no current body; log when it does.
 
         Judged against the bodies in the world now (``Layout.unmatched``): obstacles arrive
         over time, so an entry may match later, and its warning then resolves.
         """
-        problems = self._node.problems
-        unmatched = self._node.layout.unmatched
-        keys = {('pattern',) + item for item in unmatched}
+        unmatched = layout.unmatched
+        keys = {_Unmatched('pattern', parameter, entry) for parameter, entry in unmatched}
         for key in sorted(keys):
-            problems.report(key, "%s entry '%s' matches nothing in the world: it has no effect "
-                            '(a safety margin or a scope rule may be missing)' % key[1:],
-                            level='warning')
-        problems.keep_only(('pattern',), keys,
-                           lambda key: "%s entry '%s' matches something now" % key[1:])
+            self._problems.report(key, "%s entry '%s' matches nothing in the world: it has no "
+                                  'effect (a safety margin or a scope rule may be missing)'
+                                  % (key.parameter, key.entry), level='warning')
+        self._problems.keep_only(('pattern',), keys,
+                                 lambda key: "%s entry '%s' matches something now"
+                                 % (key.parameter, key.entry))
         return ['%s %s' % item for item in unmatched]
 
-    def input_ages(self, now):
-        """Gather what the inputs entry reports from the node's components."""
-        node = self._node
-        frames, sources = node.frames, node.sources
+    def input_ages(self, cycle):
+        """Gather what the inputs entry reports from the cycle's components."""
+        frames, clocks = cycle.frames, cycle.clocks
+        now_ns = clocks.now_ns()
+        now = now_ns * 1e-9
+        statuses = [source.status(now_ns) for source in cycle.sources.values()]
 
         def age(received):
             return now - received if received is not None else math.inf
-        marker_sources = [sources['obstacles'], sources['links']]
+
+        def age_ns(received):
+            return (now_ns - received) * 1e-9 if received is not None else math.inf
+        topics = {label: heard for status in statuses
+                  for label, heard in status.topic_heard.items()}
         return InputAges(
             tf=age(frames.received['tf']),
             tf_static=age(frames.received['tf_static']),
-            robot_description=age(sources['robot_description'].received),
-            obstacles=marker_sources[0].last_message_age(now),
-            links=marker_sources[1].last_message_age(now),
+            robot_description=age_ns(topics.get('robot_description')),
+            obstacles=age_ns(topics.get('obstacles')),
+            links=age_ns(topics.get('links')),
             frames_known=frames.buffer.frame_count(),
             stale_frames=frames.frames_in(TfStatus.STALE, TfStatus.EXTRAPOLATION),
             missing_frames=frames.frames_in(TfStatus.MISSING),
             invalid_frames=frames.frames_in(TfStatus.INVALID),
-            not_ready=list(node.readiness.reasons),
-            stale_sources=[ns for source in marker_sources for ns in source.stale_namespaces],
-            source_ages={label: value for source in sources.values()
-                         for label, value in source.ages(now).items()},
-            pending_bodies=node.world.bodies.pending_count(),
-            suppressed_problems=node.problems.suppressed,
+            not_ready=list(cycle.readiness.reasons),
+            stale_sources=[label for status in statuses for label in status.silent],
+            source_ages={label: age_ns(heard) for status in statuses
+                         for label, heard in status.heard.items()},
+            pending_bodies=cycle.world.bodies.pending_count(),
+            suppressed_problems=self._problems.suppressed,
             duplicates=self.duplicates,
-            unmatched_patterns=self.check_patterns(),
-            incompatible_qos={source.topic: source.incompatible_qos
-                              for source in marker_sources if source.incompatible_qos},
+            unmatched_patterns=self.check_patterns(cycle.layout),
+            incompatible_qos={topic: text for status in statuses
+                              for topic, text in status.incompatible_qos.items()},
         )
 
-    def publish(self):
-        """Publish every entry and start new cycle statistics."""
+    def publish(self, state, enabled, cycle):
+        """Publish every entry (the lifecycle one only while unconfigured: ``cycle`` None)."""
         node = self._node
         name = node.get_fully_qualified_name().lstrip('/')
-        statuses = [lifecycle_status(name, node.state, node.toggle.enabled)]
-        if node.configured:
-            statuses += self._component_statuses(name)
+        statuses = [lifecycle_status(name, state, enabled)]
+        if cycle is not None:
+            statuses += self._component_statuses(name, cycle)
+            cycle.stats = CycleStats()
         message = DiagnosticArray(status=statuses)
         message.header.stamp = node.get_clock().now().to_msg()
         self._publisher.publish(message)
-        self.stats = CycleStats()
 
-    def _component_statuses(self, name):
-        node = self._node
-        config, layout, records = node.config, node.layout, node.last_records
+    def _component_statuses(self, name, cycle):
+        config, layout, records, world = cycle.config, cycle.layout, cycle.last_records, \
+            cycle.world
         statuses = [
-            compute_status(name, self.stats, 0 if records is None else len(records),
+            compute_status(name, cycle.stats, 0 if records is None else len(records),
                            layout.tracker.num_piece_pairs, config.rate_hz),
-            inputs_status(name, self.input_ages(node.clocks.now()), config.tf_timeout),
+            inputs_status(name, self.input_ages(cycle), config.tf_timeout),
         ]
         if records is not None:
             statuses += link_statuses(name, records[~layout.self_mask],
-                                      node.world.names.names_by_id(LINK),
-                                      node.world.names.names_by_id(OBSTACLE), layout.link_ids)
-        for kind, body, reason in node.world.bodies.all_errors()[:MAX_ERROR_ENTRIES]:
+                                      world.names.names_by_id(LINK),
+                                      world.names.names_by_id(OBSTACLE), layout.link_ids)
+        for kind, body, reason in world.bodies.all_errors()[:MAX_ERROR_ENTRIES]:
             statuses.append(error_status(name, 'rejected %s %s' % (kind, body), reason))
-        model_error = node.sources['robot_description'].error
-        if model_error is not None:
-            statuses.append(error_status(name, 'robot_description', model_error))
+        for source in cycle.sources.values():
+            error = source.status(cycle.clocks.now_ns()).error
+            if error is not None:
+                statuses.append(error_status(name, source.name, error))
         if config.decompose_meshes:
-            statuses.append(decomposition_status(name, node.decomposer.waiting(),
-                                                 node.decomposer.failures()))
+            statuses.append(decomposition_status(name, cycle.decomposer.waiting(),
+                                                 cycle.decomposer.failures()))
         return statuses
+
+
+# A pattern entry that matches nothing, as the problem log keys it.
+_Unmatched = collections.namedtuple('_Unmatched', 'topic parameter entry')

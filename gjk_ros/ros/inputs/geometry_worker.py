@@ -13,19 +13,26 @@
 # limitations under the License.
 
 """
-The geometry worker process: raw messages and parameter texts in, convex pieces out.
+The geometry worker process: raw messages and parameter bodies in, convex pieces out.
 
 It runs in a process of its own (``ingestion.Ingestor`` starts it) so that one hostile input
 never stalls the node's outputs: it decodes the raw bytes, checks them against the
 ``IngestLimits``, builds the pieces with a memory limit, and sends back small results. It keeps
 the pieces it built (latest wins per marker), so a marker republished unchanged costs nothing.
+
+Only the worker runs this module: each job kind of ``jobs`` has its handler here
+(``_WorkerState.HANDLERS``), and nothing here is imported by the node's own threads.
 """
 
 import collections
 import time
 
-from gjk_ros.ros.jobs import (ADD, check_pose, DELETE, DELETEALL, geometry_key, marker_name,
-                              MarkerOp, model_error, receive_job)
+from gjk_ros.ros.inputs.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, DecomposeJob, DELETE,
+                                     DELETEALL, Finished, geometry_key, marker_name, MarkerBatch,
+                                     MarkerBatchJob, MarkerId, MarkerOp, Progress, Ready,
+                                     receive_job, rejection, RobotDescriptionJob, RobotModel,
+                                     RobotSemantics, SceneChange, SceneMessageJob,
+                                     SemanticDescriptionJob)
 
 __all__ = ['worker_main']
 
@@ -46,7 +53,7 @@ def worker_main(connection, limits, package_paths):
     state = _WorkerState(limits, package_paths)
     state.warm_up()
     try:
-        connection.send(('ready',))
+        connection.send(Ready())
     except (OSError, ValueError):
         return
     while True:
@@ -56,11 +63,10 @@ def worker_main(connection, limits, package_paths):
             return
         if message is None:
             return
-        key, payload, skip = receive_job(connection, message)
-        value, error = state.run(key, payload, skip,
-                                 lambda body: connection.send(('progress', body)))
+        job, skip = receive_job(connection, message)
+        finished = state.run(job, skip, lambda body: connection.send(Progress(body)))
         try:
-            connection.send(('result', value, error))
+            connection.send(finished)
         except (OSError, ValueError):
             return
 
@@ -85,7 +91,7 @@ class _WorkerState:
             max_mesh_triangles=limits.max_mesh_triangles,
             hull_warning_threshold=limits.hull_warning_threshold)
         self.pieces = collections.OrderedDict()   # geometry key -> piece (LRU)
-        self.sent = {}                            # (kind, ns, id) -> geometry key last sent
+        self.sent = {}                            # kind -> {MarkerId: geometry key last sent}
 
     def warm_up(self):
         """Import every library a job needs and build one piece (compiling what must be)."""
@@ -96,53 +102,43 @@ class _WorkerState:
         piece_from_description('warm_up', 'world', {'type': 'box', 'size': [0.1, 0.1, 0.1]},
                                resolver=self.resolver)
 
-    def run(self, key, payload, skip, progress):
+    def run(self, job, skip, progress):
+        """Run the handler of ``job``'s kind; a ``Finished`` with its value or its error."""
         from gjk_ros.models import ModelError
         try:
-            if key[0] == 'markers':
-                return self.markers(key[1], payload, skip, progress), None
-            if key[0] == 'urdf':
-                return self.urdf(payload), None
-            if key[0] == 'srdf':
-                return self.srdf(payload), None
-            if key[0] == 'decompose':
-                return self.decompose(key[1], key[2], *payload, progress), None
-            if key[0] == 'planning_scene':
-                from gjk_ros.ros.sources.planning_scene import decode_scene_message
-                return decode_scene_message(key[1], payload[1], self.limits), None
-            return self.parameter(key[1], *payload), None
+            return Finished(self.HANDLERS[type(job)](self, job, skip, progress))
         except ModelError as error:
-            return None, error
+            return Finished(error=error)
         except MemoryError:
-            return None, model_error(key, 'out of memory (ingest_memory_mb %d MiB)'
-                                     % self.limits.worker_memory_mb)
+            return Finished(error=rejection(job, 'out of memory (ingest_memory_mb %d MiB)'
+                                            % self.limits.worker_memory_mb))
         except RecursionError:
-            return None, model_error(key, 'nested too deeply')
+            return Finished(error=rejection(job, 'nested too deeply'))
 
     # robot_description ------------------------------------------------------------------
 
-    def urdf(self, data):
+    def urdf(self, job, skip, progress):
         from gjk_ros.models import parse_urdf_collisions
         from gjk_ros.models.kinematics import parse_kinematics
-        text = self._text('robot_description', data)
+        text = self._text('robot_description', job.data)
         model = parse_urdf_collisions(text, resolver=self.resolver)
         try:
             kinematics = parse_kinematics(text)
         except ValueError:
             # Not a kinematic tree: no pair is excluded as adjacent, no SRDF group resolves.
-            return model, set(), ()
+            return RobotModel(model)
         joints = tuple((joint.name, joint.parent, joint.child) for joint in kinematics.joints)
-        return model, kinematics.adjacent_pairs(), joints
+        return RobotModel(model, frozenset(kinematics.adjacent_pairs()), joints)
 
-    def srdf(self, data):
+    def srdf(self, job, skip, progress):
         from gjk_ros.models.srdf import parse_srdf
-        text = self._text('robot_description_semantic', data)
+        text = self._text('robot_description_semantic', job.data)
         try:
             srdf = parse_srdf(text)
         except ValueError as error:
             from gjk_ros.models import ModelError
             raise ModelError('robot_description_semantic', str(error)[:200]) from None
-        return set(srdf.disabled_collisions), srdf.groups
+        return RobotSemantics(frozenset(srdf.disabled_collisions), srdf.groups)
 
     def _text(self, body, data):
         from gjk_ros.models import ModelError
@@ -159,59 +155,86 @@ class _WorkerState:
 
     # convex decomposition -------------------------------------------------------------------
 
-    def decompose(self, uri, scale, settings, cache_dir, progress):
+    def decompose(self, job, skip, progress):
         """Return the CoACD parts of a mesh file as ConvexPolytopes (models.decomposition)."""
         from gjk_ros.core import ConvexPolytope
         from gjk_ros.models import ModelError
         from gjk_ros.models.decomposition import decompose_mesh_file
-        progress(uri)
-        self.resolver.load_mesh_info(uri, scale)  # the mesh size limits, before CoACD reads it
+        progress(job.uri)
+        # The mesh size limits, before CoACD reads it.
+        self.resolver.load_mesh_info(job.uri, job.scale)
         try:
-            parts = decompose_mesh_file(self.resolver.resolve(uri), scale, settings,
-                                        cache_dir or None)
+            parts = decompose_mesh_file(self.resolver.resolve(job.uri), job.scale,
+                                        {'threshold': job.threshold}, job.cache_dir or None)
             return tuple(ConvexPolytope.from_points(part) for part in parts)
         except ImportError:
-            raise ModelError(uri, 'cannot decompose: the coacd package is not installed '
-                                  '(pip install coacd)') from None
+            raise ModelError(job.uri, 'cannot decompose: the coacd package is not installed '
+                                      '(pip install coacd)') from None
         except (ValueError, RuntimeError) as error:
-            raise ModelError(uri, 'decomposition failed (%s)' % type(error).__name__) from None
+            raise ModelError(job.uri, 'decomposition failed (%s)'
+                             % type(error).__name__) from None
 
     # static_obstacles / link_geometry -------------------------------------------------------
 
-    def parameter(self, kind, text, fixed_frame):
+    def parameter_bodies(self, job, skip, progress):
+        """Build the pieces of bodies the node parsed (``params.parse_body_descriptions``)."""
         from gjk_ros.models import ModelError, piece_from_description
-        from gjk_ros.ros.params import parse_body_descriptions
-        name = 'static_obstacles' if kind == 'obstacle' else 'link_geometry'
-        try:
-            bodies = parse_body_descriptions(text, self.limits)
-        except ValueError as error:
-            raise ModelError(name, str(error)) from None
         entries = []
-        for body, frame_id, descriptions in bodies:
-            frame_id = frame_id or (fixed_frame if kind == 'obstacle' else body)
+        for body, frame_id, descriptions in job.bodies:
+            frame_id = frame_id or (job.fixed_frame if job.kind == 'obstacle' else body)
             for index, description in enumerate(descriptions):
                 try:
-                    entries.append((body, index, piece_from_description(
+                    entries.append(BodyEntry(body, index, piece_from_description(
                         body, frame_id, description, resolver=self.resolver)))
                 except ModelError as error:
-                    entries.append((body, index, error))
+                    entries.append(BodyEntry(body, index, error=error.reason))
                 except (ValueError, TypeError, MemoryError) as error:
-                    entries.append((body, index, ModelError(body, 'rejected (%s)'
-                                                            % type(error).__name__)))
-        return entries
+                    entries.append(BodyEntry(body, index,
+                                             error='rejected (%s)' % type(error).__name__))
+        return tuple(entries)
+
+    # planning scene -------------------------------------------------------------------------
+
+    def scene_message(self, job, skip, progress):
+        """Decode one raw moveit_msgs message into what ``SceneState`` applies."""
+        from gjk_ros.models import ModelError
+        from gjk_ros.models.collision_objects import attached_object, scene_object, scene_update
+        from moveit_msgs.msg import AttachedCollisionObject, CollisionObject, PlanningScene
+        from rclpy.serialization import deserialize_message
+        message_type = {'object': CollisionObject, 'attached': AttachedCollisionObject,
+                        'scene': PlanningScene}[job.kind]
+        try:
+            message = deserialize_message(job.data, message_type)
+        except Exception as error:  # noqa: B902 -- any decoding failure is a rejection
+            raise ModelError(job.subject, 'not a moveit_msgs/%s (%s)'
+                             % (message_type.__name__, type(error).__name__)) from None
+        options = {'limits': self.limits,
+                   'hull_warning_threshold': self.limits.hull_warning_threshold}
+        if job.kind == 'object':
+            operation, entry = scene_object(message, **options)
+            return SceneChange('object', entry, operation)
+        if job.kind == 'attached':
+            operation, entry = attached_object(message, **options)
+            return SceneChange('attached', entry, operation)
+        return SceneChange('scene', scene_update(message, **options))
 
     # markers --------------------------------------------------------------------------------
 
-    def markers(self, kind, payload, skip, progress):
-        messages, forget = payload
-        if len(messages) > 1:
+    def markers(self, job, skip, progress):
+        kind = job.kind
+        if len(job.messages) > 1:
             progress = _throttled(progress)
-        for ns, marker_id in forget:
-            self.sent.pop((kind, ns, marker_id), None)
-        clears, latest, heard = self._coalesce(kind, messages, progress)
-        ops = [self._op(kind, marker, received, skip, progress)
-               for marker, received in latest.values()]
-        return clears, ops, heard
+        sent = self.sent.setdefault(kind, {})
+        for marker_id in job.forget:
+            sent.pop(MarkerId(*marker_id), None)
+        clears, latest, heard = self._coalesce(kind, job.messages, progress)
+        ops = tuple(self._op(kind, marker, received, skip, progress)
+                    for marker, received in latest.values())
+        return MarkerBatch(tuple(clears), ops, heard)
+
+    HANDLERS = {RobotDescriptionJob: urdf, SemanticDescriptionJob: srdf,
+                DecomposeJob: decompose, BodyTextJob: parameter_bodies,
+                SceneMessageJob: scene_message, MarkerBatchJob: markers}
 
     def _coalesce(self, kind, messages, progress):
         """Latest marker per (ns, id) over the messages, DELETEALL applied in order."""
@@ -231,26 +254,29 @@ class _WorkerState:
                 if marker.action == DELETEALL:
                     self._clear(kind, marker.ns, clears, latest)
                 else:
-                    latest[(marker.ns, marker.id)] = (marker, received)
+                    latest[MarkerId(marker.ns, marker.id)] = (marker, received)
         return clears, latest, heard
 
     def _clear(self, kind, namespace, clears, latest):
-        for key in [key for key in latest if not namespace or key[0] == namespace]:
-            del latest[key]
-        for key in [key for key in self.sent if key[0] == kind and
-                    (not namespace or key[1] == namespace)]:
-            del self.sent[key]
+        for marker_id in [marker_id for marker_id in latest
+                          if not namespace or marker_id.ns == namespace]:
+            del latest[marker_id]
+        sent = self.sent.setdefault(kind, {})
+        for marker_id in [marker_id for marker_id in sent
+                          if not namespace or marker_id.ns == namespace]:
+            del sent[marker_id]
         if not namespace:
             clears[:] = ['']
         elif namespace not in clears:
             clears.append(namespace)
 
     def _op(self, kind, marker, received, skip, progress):
-        lifetime = marker.lifetime.sec + marker.lifetime.nanosec * 1e-9
+        lifetime_ns = marker.lifetime.sec * 1_000_000_000 + marker.lifetime.nanosec
         op = MarkerOp(kind, marker.ns, marker.id, marker.action, marker_name(kind, marker),
-                      received, lifetime)
-        key = (kind, marker.ns, marker.id)
-        previous = self.sent.pop(key, None)  # restored below if the geometry is unchanged
+                      received, lifetime_ns)
+        key = MarkerId(marker.ns, marker.id)
+        sent = self.sent.setdefault(kind, {})
+        previous = sent.pop(key, None)  # restored below if the geometry is unchanged
         if marker.action == DELETE:
             return op
         op.error = self._check_marker(kind, marker)
@@ -266,14 +292,14 @@ class _WorkerState:
         op.frame_locked = bool(marker.frame_locked)
         op.stamp_ns = marker.header.stamp.sec * 1_000_000_000 + marker.header.stamp.nanosec
         op.geometry_key = geometry_key(marker)
-        if (marker.ns, marker.id) in skip:
+        if key in skip:
             op.error = ('took longer than ingest_timeout (%g s) or exceeded ingest_memory_mb; '
                         'rejected' % self.limits.job_timeout_s)
             return op
         if previous == op.geometry_key:
-            self.sent[key] = previous  # the node holds this piece: send the pose only
+            sent[key] = previous  # the node holds this piece: send the pose only
             return op
-        self._attach_piece(op, key, marker, progress)
+        self._attach_piece(op, key, sent, marker, progress)
         return op
 
     def _check_marker(self, kind, marker):
@@ -292,11 +318,11 @@ class _WorkerState:
                 mesh_bytes, self.limits.max_mesh_bytes)
         return None  # a mesh_resource file is checked by the resolver, before it is read
 
-    def _attach_piece(self, op, key, marker, progress):
+    def _attach_piece(self, op, key, sent, marker, progress):
         from gjk_ros.models import marker_to_piece, ModelError
         piece = self.pieces.get(op.geometry_key)
         if piece is None:
-            progress((marker.ns, marker.id))
+            progress(key)
             try:
                 piece = marker_to_piece(marker, resolver=self.resolver)
             except ModelError as error:
@@ -314,7 +340,7 @@ class _WorkerState:
                 self.pieces.popitem(last=False)
         self.pieces.move_to_end(op.geometry_key)
         op.piece = piece
-        self.sent[key] = op.geometry_key
+        sent[key] = op.geometry_key
 
 
 def _throttled(progress):

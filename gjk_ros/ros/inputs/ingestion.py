@@ -25,6 +25,9 @@ back small results (``geometry_worker``; the protocol is ``jobs``). Per body, th
 ``job_timeout_s`` (the parent kills and restarts it past that, and rejects that body) and
 ``worker_memory_mb`` of address space.
 
+Each job is submitted with the ``Mailbox`` of the source that asked: its result goes there and
+nowhere else, and the source takes it on its next ``collect``.
+
 Latest wins: raw marker messages that queue up while the worker is busy go to it together,
 and it keeps the latest state of each (ns, id) (with DELETEALL ordered as the messages were),
 so a flood costs one build per marker. A marker whose geometry did not change since the worker
@@ -35,16 +38,17 @@ This module imports no rclpy node machinery; the worker uses only rclpy's serial
 """
 
 import collections
+from dataclasses import dataclass, field
 import multiprocessing
 import threading
 import time
 
-from gjk_ros.ros.geometry_worker import worker_main
-from gjk_ros.ros.jobs import IngestResult, Job, model_error, send_job
-from gjk_ros.ros.limits import IngestLimits
-from gjk_ros.ros.model_imports import load_models
+from gjk_ros.ros.inputs.geometry_worker import worker_main
+from gjk_ros.ros.inputs.jobs import JobResult, MarkerBatchJob, Progress, Ready, rejection, send_job
+from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.model_imports import load_models
 
-__all__ = ['Ingestor', 'start_worker_server', 'worker_context', 'WorkerStartError']
+__all__ = ['Ingestor', 'Mailbox', 'start_worker_server', 'worker_context', 'WorkerStartError']
 
 # Raw marker bytes queued for the worker, at most: past this the newest message is dropped
 # (its sources are then not refreshed, so they go STALE: never a made-up "clear").
@@ -58,8 +62,10 @@ START_TIMEOUT = 300.0
 # a worker then starts in milliseconds instead of the 1.1 s a fresh interpreter takes to import
 # trimesh, scipy and the core, and so does a worker restarted after a timeout. The node's entry
 # point starts the server first thing, so that these imports overlap the node's own.
-WORKER_PRELOAD = ('gjk_ros.ros.geometry_worker', 'gjk_ros.models', 'rclpy.serialization',
+WORKER_PRELOAD = ('gjk_ros.ros.inputs.geometry_worker', 'gjk_ros.models', 'rclpy.serialization',
                   'std_msgs.msg', 'visualization_msgs.msg')
+# Markers the worker may be stopped on before the whole batch is rejected.
+MAX_SKIPPED_MARKERS = 3
 
 
 def worker_context():
@@ -84,33 +90,48 @@ def start_worker_server():
     forkserver.ensure_running()
 
 
+class Mailbox:
+    """Where the dispatcher leaves the results of one source's jobs, oldest first."""
+
+    def __init__(self):
+        self._results = collections.deque()
+        self._lock = threading.Lock()
+
+    def put(self, result):
+        """Leave a finished job's ``JobResult`` (dispatcher thread)."""
+        with self._lock:
+            self._results.append(result)
+
+    def take(self, most):
+        """Return up to ``most`` results, oldest first (never blocks)."""
+        with self._lock:
+            return [self._results.popleft() for _ in range(min(most, len(self._results)))]
+
+    def __len__(self):
+        """Return how many results wait to be taken."""
+        return len(self._results)
+
+
+@dataclass
+class _Queued:
+    """A job on its way: its token, whose mailbox gets the result, the markers to skip."""
+
+    job: object
+    token: int
+    mailbox: Mailbox
+    skip: set = field(default_factory=set)
+
+
 class Ingestor:
     """
     The parent side: a queue, a dispatcher thread and the worker process.
 
-    Jobs and their results:
-
-    - ``submit_markers(kind, data, received)``: raw MarkerArray bytes; result key
-      ``('markers', kind)``, value ``(clears, ops, heard)``: the namespaces cleared by
-      DELETEALL ('' for all), a list of MarkerOp (applied after the clears), and
-      ``{ns: receive time}`` of every namespace the messages named.
-    - ``submit(('urdf',), data)``: raw std_msgs/String bytes; value (UrdfCollisionModel, set of
-      adjacent link pairs as frozensets: the links joined by a joint).
-    - ``submit(('srdf',), data)``: raw std_msgs/String bytes; value the set of SRDF
-      ``disable_collisions`` pairs, as frozensets.
-    - ``submit(('param', kind), (text, fixed_frame))``: a body-description parameter; value a
-      list of (name, index, CollisionPiece or ModelError).
-    - ``submit(('decompose', uri, scale), (settings, cache_dir))``: CoACD parts of a mesh file
-      (from the disk cache when there); value a tuple of ConvexPolytope. The node runs these in
-      an Ingestor of their own, whose ``job_timeout_s`` is ``decomposition_timeout``, so that
-      minutes of CoACD never delay a marker.
-
-    - ``submit(('planning_scene', kind, n), (topic, data))``: one raw moveit_msgs message
-      (kind 'object', 'attached' or 'scene'); value what ``SceneState`` applies
-      (``sources.planning_scene.decode_scene_message``). Each message has a key of its own:
-      a diff is meaningful only after every message before it.
-
-    ``submit`` is latest-wins per key; ``poll`` returns finished results (never blocks).
+    ``submit(job, mailbox)`` queues a job of ``jobs`` (a newer one replaces a queued one of the
+    same ``latest_wins``); ``submit_markers`` queues raw MarkerArray bytes, which go to the
+    worker together as one ``MarkerBatchJob`` per topic. The result of each job goes to the
+    mailbox it was submitted with. The node runs decompositions in an Ingestor of their own,
+    whose ``job_timeout_s`` is ``decomposition_timeout``, so that minutes of CoACD never delay
+    a marker.
     """
 
     def __init__(self, limits=IngestLimits(), package_paths=None,
@@ -124,7 +145,7 @@ class Ingestor:
         self._batches = {}
         self._backlog_bytes = 0
         self._forget = collections.defaultdict(set)
-        self._results = collections.deque()
+        self._mailboxes = set()
         self._tokens = iter(range(1, 2**62))
         self._running = None
         self._closed = False
@@ -137,18 +158,20 @@ class Ingestor:
 
     # -- the node's side -----------------------------------------------------------------
 
-    def submit(self, key, payload):
-        """Queue a job, replacing a queued one of the same key; returns its token."""
+    def submit(self, job, mailbox):
+        """Queue a job whose result goes to ``mailbox``; returns its token."""
         with self._condition:
             token = next(self._tokens)
-            self._queued.pop(key, None)
-            self._queued[key] = Job(key, token, payload)
+            identity = job.latest_wins if job.latest_wins is not None else ('job', token)
+            self._queued.pop(identity, None)
+            self._queued[identity] = _Queued(job, token, mailbox)
+            self._mailboxes.add(mailbox)
             self._condition.notify()
             return token
 
-    def submit_markers(self, kind, data, received):
+    def submit_markers(self, kind, data, received, mailbox):
         """
-        Queue a raw MarkerArray; False if the backlog is full (the message is dropped).
+        Queue a raw MarkerArray received at ``received`` (ns); False if the backlog is full.
 
         Messages of one kind queued together go to the worker as one batch.
         """
@@ -158,7 +181,9 @@ class Ingestor:
             self._backlog_bytes += len(data)
             # A raw subscription hands over bytes already: no copy (30 MB take 10 ms).
             data = data if isinstance(data, bytes) else bytes(data)
-            self._batches.setdefault(kind, []).append((data, received))
+            _, messages = self._batches.setdefault(kind, (mailbox, []))
+            messages.append((data, received))
+            self._mailboxes.add(mailbox)
             self._condition.notify()
             return True
 
@@ -167,18 +192,11 @@ class Ingestor:
         with self._condition:
             self._forget[kind].add((ns, marker_id))
 
-    def poll(self, max_results):
-        """Return up to ``max_results`` finished results, oldest first."""
-        results = []
-        with self._condition:
-            while self._results and len(results) < max_results:
-                results.append(self._results.popleft())
-        return results
-
     def pending(self):
-        """Whether a job is queued or running, or a result is waiting."""
+        """Whether a job is queued or running, or a result waits in a mailbox."""
         with self._condition:
-            return bool(self._queued or self._batches or self._running or self._results)
+            return bool(self._queued or self._batches or self._running or
+                        any(len(mailbox) for mailbox in self._mailboxes))
 
     @property
     def limits(self):
@@ -209,15 +227,16 @@ class Ingestor:
             if self._closed:
                 return None
             if self._batches:
-                kind, messages = next(iter(self._batches.items()))
+                kind, (mailbox, messages) = next(iter(self._batches.items()))
                 del self._batches[kind]
                 self._backlog_bytes -= sum(len(data) for data, _ in messages)
-                forget, self._forget[kind] = self._forget[kind], set()
-                job = Job(('markers', kind), next(self._tokens), (messages, forget))
+                forget, self._forget[kind] = frozenset(self._forget[kind]), set()
+                queued = _Queued(MarkerBatchJob(kind, tuple(messages), forget),
+                                 next(self._tokens), mailbox)
             else:
-                _, job = self._queued.popitem(last=False)
-            self._running = job
-            return job
+                _, queued = self._queued.popitem(last=False)
+            self._running = queued
+            return queued
 
     def _run(self):
         # Results are unpickled on this thread, which imports gjk_ros.models: first, whole.
@@ -230,41 +249,44 @@ class Ingestor:
             except WorkerStartError:
                 pass  # the first job tries again, and reports it if it fails too
         while True:
-            job = self._next_job()
-            if job is None:
+            queued = self._next_job()
+            if queued is None:
                 return
             try:
-                result = self._execute(job)
+                result = self._execute(queued)
             except WorkerStartError as error:
-                result = IngestResult(job.key, job.token,
-                                      error=model_error(job.key, str(error)))
+                result = JobResult(queued.job, queued.token,
+                                   error=rejection(queued.job, str(error)))
             except Exception as error:  # noqa: B902 -- the dispatcher must never die
                 reason = 'ingestion failed (%s)' % type(error).__name__
-                result = IngestResult(job.key, job.token, error=model_error(job.key, reason))
+                result = JobResult(queued.job, queued.token,
+                                   error=rejection(queued.job, reason))
             with self._condition:
                 self._running = None
                 if not self._closed:
-                    self._results.append(result)
+                    queued.mailbox.put(result)
 
-    def _execute(self, job):
-        """Run a job in the worker; a body past the time limit is skipped and the job re-run."""
+    def _execute(self, queued):
+        """Run a job in the worker; a marker past the time limit is skipped and the job re-run."""
+        job = queued.job
         while True:
             connection = self._ensure_worker()
-            send_job(connection, job)
-            outcome, culprit = self._await(connection)
-            if outcome is not None:
-                return IngestResult(job.key, job.token, *outcome)
-            # The worker was stopped on a body: reject that body, run the rest again.
+            send_job(connection, job, queued.skip)
+            finished, culprit = self._await(connection)
+            if finished is not None:
+                return JobResult(job, queued.token, finished.value, finished.error)
+            # The worker was stopped on a marker: reject that marker, run the rest again.
             self._stop_worker()
             self.restarts += 1
-            if job.key[0] != 'markers' or culprit is None or culprit in job.skip or \
-                    len(job.skip) >= 3 or self._closed:
-                return IngestResult(job.key, job.token, error=model_error(
-                    job.key, self._failure_reason()))
-            job.skip.add(culprit)
+            if not isinstance(job, MarkerBatchJob) or culprit is None or \
+                    culprit in queued.skip or len(queued.skip) >= MAX_SKIPPED_MARKERS or \
+                    self._closed:
+                return JobResult(job, queued.token,
+                                 error=rejection(job, self._failure_reason()))
+            queued.skip.add(culprit)
 
     def _await(self, connection):
-        """Wait for the result; returns ((value, error), None) or (None, culprit)."""
+        """Wait for the result; returns (Finished, None) or (None, culprit)."""
         limits = self._limits
         deadline, culprit = time.monotonic() + limits.job_timeout_s, None
         while not self._closed:
@@ -277,10 +299,10 @@ class Ingestor:
                 if time.monotonic() > deadline or not self._worker.is_alive():
                     return None, culprit
                 continue
-            if message[0] == 'progress':
-                culprit, deadline = message[1], time.monotonic() + limits.job_timeout_s
+            if isinstance(message, Progress):
+                culprit, deadline = message.body, time.monotonic() + limits.job_timeout_s
                 continue
-            return message[1:], None
+            return message, None
         return None, culprit
 
     def _failure_reason(self):
@@ -316,7 +338,7 @@ class Ingestor:
         while not self._closed and time.monotonic() < deadline:
             try:
                 if connection.poll(0.05):
-                    return connection.recv() == ('ready',)
+                    return isinstance(connection.recv(), Ready)
             except (EOFError, OSError):
                 return False
             if not self._worker.is_alive():

@@ -26,8 +26,8 @@ pairs carry over, so a new obstacle does not cold-start every other pair.
 from dataclasses import dataclass
 
 from gjk_ros.core import Status
-from gjk_ros.core.bodypairs import BodyPairs
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, status_table
+from gjk_ros.core.bodypairs import BodyPairs, MEASURED
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
 __all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout']
@@ -39,12 +39,6 @@ class InputState:
     OK = 0
     STALE = 1
     INVALID = 2
-
-
-# Core statuses that carry a measured distance (tables: numpy.isin cost 0.1 ms per call).
-_MEASURED = status_table([Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
-                          Status.MAX_ITERATIONS, Status.DEGENERATE])
-_APPROXIMATE = status_table([Status.MAX_ITERATIONS, Status.DEGENERATE])
 
 
 @dataclass(frozen=True)
@@ -179,6 +173,7 @@ class PairTracker:
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
         self._specs = _SpecArrays(self.layout.records)
         self._engine = None
+        self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
         self.computed_pairs = 0
@@ -210,13 +205,17 @@ class PairTracker:
                                piece_keys=layout.piece_uids, hill_climb=self.hill_climb,
                                tracking=self.tracking)
             engine.carry_over(self._engine)
+        # Which surviving piece pairs were measured last cycle (the warm-start count), by the
+        # same identity the engine carries its caches over by: the two pieces' uids.
+        pair_keys = [(layout.piece_uids[first], layout.piece_uids[second])
+                     for first, second in layout.pairs.tolist()]
         computed_last = numpy.zeros(len(layout.pairs), dtype=bool)
         if self._engine is not None and engine is not None and self.tracking:
-            old = {key: k for k, key in enumerate(self._engine._keys)}
-            for k, key in enumerate(engine._keys):
+            old = {key: k for k, key in enumerate(self._pair_keys)}
+            for k, key in enumerate(pair_keys):
                 if key in old:
                     computed_last[k] = self._computed_last[old[key]]
-        self.layout, self._engine = layout, engine
+        self.layout, self._engine, self._pair_keys = layout, engine, pair_keys
         self._specs = _SpecArrays(layout.records)
         self._computed_last = computed_last
 
@@ -286,7 +285,7 @@ class PairTracker:
 
     def _count_work(self):
         pair_set = self._engine.pair_set
-        computed = _MEASURED[pair_set.status]
+        computed = MEASURED[pair_set.status]
         self.computed_pairs = int(computed.sum())
         self.warm_pairs = int((computed & self._computed_last).sum()) if self.tracking else 0
         self.iterations = int(pair_set.iterations[computed].sum())
@@ -304,14 +303,14 @@ class PairTracker:
         pending = (specs.state == PairStatus.PENDING) & ~invalid
         stale = any_per_record(pair_inputs == InputState.STALE) & ~invalid & ~pending
         known = ~invalid & ~stale & ~pending
-        measured = _MEASURED[core_status] & known
+        measured = MEASURED[core_status] & known
         status[:] = PairStatus.INVALID
         status[pending] = PairStatus.PENDING
         status[stale] = PairStatus.STALE
         status[known & ~measured] = PairStatus.BEYOND
         # A measured pair must never come back non-finite; refuse to publish it if it does.
         rows_of = numpy.flatnonzero(measured & numpy.isfinite(rows).all(axis=1))
-        approximate = _APPROXIMATE[core_status[rows_of]]
+        approximate = _approximate(core_status[rows_of])
         status[rows_of] = numpy.where(approximate, PairStatus.APPROXIMATE, PairStatus.VALID)
         values = rows[rows_of]
         records['distance'][rows_of] = values[:, 0]
@@ -325,6 +324,11 @@ class PairTracker:
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
+
+
+def _approximate(core_status):
+    """Which measured statuses carry a bound rather than the exact distance (APPROXIMATE)."""
+    return (core_status == Status.MAX_ITERATIONS) | (core_status == Status.DEGENERATE)
 
 
 class _SpecArrays:

@@ -17,16 +17,18 @@ The layout: which bodies are in scope, which piece pairs are tracked, where each
 
 Rebuilt only when the scope changes (a body added, removed or reshaped, a scope parameter, a
 decomposition finished); the pair tracker then carries the simplex caches of surviving piece
-pairs over. Between rebuilds the layout gives each cycle the pieces' frames and origins (cached
-until a piece or placement changes) and measures them (``PairTracker``).
+pairs over. Between rebuilds the layout gathers, each cycle, where every piece's source placed
+it and how fresh its data is from the sources' slots in the world (``SourceData``): index
+arrays made once per arrangement, and a placement recomputed only when a source handed over
+new frames or origins.
 """
 
 from dataclasses import dataclass, replace
 import zlib
 
-from gjk_ros.ros.bodies import LINK, OBSTACLE, TrackedPiece
-from gjk_ros.ros.model_imports import load_models
-from gjk_ros.ros.pairs import build_layout, PairTracker
+from gjk_ros.ros.compute.bodies import LINK, OBSTACLE, TrackedPiece
+from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
+from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.records import PairStatus
 import numpy
 
@@ -35,16 +37,11 @@ __all__ = ['Layout', 'PieceLocation']
 
 @dataclass(frozen=True)
 class PieceLocation:
-    """Where a layout piece comes from: its body and the key its source owns it under."""
+    """Where a layout piece comes from: its body and the ``PieceKey`` its source owns it by."""
 
     kind: str
     name: str
-    key: tuple
-
-    @property
-    def source(self):
-        """Name of the source that owns the piece (the key's first element)."""
-        return self.key[0]
+    key: object
 
 
 class Layout:
@@ -53,7 +50,7 @@ class Layout:
 
     Parameters
     ----------
-    decomposer : gjk_ros.ros.decomposer.MeshDecomposer
+    decomposer : gjk_ros.ros.inputs.decomposer.MeshDecomposer
         Convex parts that stand for a mesh piece once ready.
     publish_names : callable(dict)
         Called with the ``~/names`` payload whenever it changes.
@@ -66,7 +63,6 @@ class Layout:
         self._names_published = None
         self.tracker = PairTracker()
         self._key = None
-        self._origins_key = None
         self._origins = None
         self.rebuilds = 0
         self.locations = []
@@ -74,9 +70,11 @@ class Layout:
         self.marker_ids = []
         self.self_mask = numpy.zeros(0, dtype=bool)
         self.link_ids = []
-        # source name -> (piece indices, [(kind, name, key)]): what Source.silent and
-        # Source.data_times are asked about every cycle, made once per rebuild.
-        self.by_source = {}
+        # source name -> (layout indices, slot indices): where each piece's placement and
+        # freshness are in its source's slot, made once per rebuild and arrangement.
+        self._gather = {}
+        self._gather_key = None
+        self._placed_from = None
         self._present = None
         self._unmatched = None
 
@@ -125,16 +123,14 @@ class Layout:
         self.locations = [locations[uid] for uid in layout.piece_uids]
         self.shapes = [shapes[uid] for uid in layout.piece_uids]
         # A decomposed piece's parts share its key: their marker ids add the part index.
-        self.marker_ids = [_stable_id(loc.key if not isinstance(uid, tuple)
-                                      else loc.key + ('part', uid[1]))
+        self.marker_ids = [_stable_id(loc.key, _part_of(uid))
                            for uid, loc in zip(layout.piece_uids, self.locations)]
-        self.by_source = _pieces_by_source(self.locations)
         self.tracker.rebuild(layout, self.shapes)
         self.link_ids = [body_id for _, body_id, _, _ in links]
         # Judged when asked (diagnostics, once a second), not on every rebuild.
         self._unmatched = None
         self._present = (config, world)
-        self._origins_key = None
+        self._gather_key = None
         self.rebuilds += 1
         names = world.names.as_dict()
         if names != self._names_published:
@@ -207,36 +203,62 @@ class Layout:
         return self_collision_pairs([name for name, *_ in links], world.adjacent_links,
                                     is_disabled)
 
-    def frames_and_origins(self, world, sources, fixed_frame):
+    def placement(self, world):
         """
-        Frames and origins of the layout pieces; cached until a piece or placement changes.
+        Frames and origins of the layout pieces, as their sources placed them.
 
-        A piece placed at a stamp by its source (a marker with ``frame_locked`` false) sits in
-        ``fixed_frame``; until it can be placed its frame is None (the piece is STALE).
+        Recomputed only when the layout, the arrangement or some source's placement changed.
 
         Returns
         -------
         tuple of (list of str, (n, 4, 4) float, (n,) int)
             The distinct frames, each piece's origin, and each piece's index into the frames
-            (``len(frames)`` for a piece without a frame): many pieces share a frame, so the
-            cycle looks each frame up once.
+            (``len(frames)`` for a piece that cannot be placed now): many pieces share a
+            frame, so the cycle looks each frame up once.
 
         """
-        key = (world.bodies.revision, world.placement_revision, fixed_frame, self._key)
-        if key != self._origins_key:
-            self._origins_key, self._origins = key, self._place(world, sources, fixed_frame)
+        gather = self._gathered(world)
+        placed_from = [(world.slots[source].frames, world.slots[source].origins)
+                       for source in gather]
+        if self._placed_from is None or not _same_objects(placed_from, self._placed_from):
+            self._placed_from, self._origins = placed_from, self._place(world, gather)
         return self._origins
 
-    def _place(self, world, sources, fixed_frame):
-        frames, origins = [], numpy.empty((len(self.locations), 4, 4))
-        for index, location in enumerate(self.locations):
-            piece = world.bodies.piece_by_key(location.kind, location.name, location.key).piece
-            frame, origin = piece.frame_id.lstrip('/') or fixed_frame, piece.origin
-            placed = sources[location.source].placement(location.kind, location.key)
-            if placed is not None:
-                frame, origin = placed
-            frames.append(frame)
-            origins[index] = numpy.eye(4) if origin is None else origin
+    def judge(self, world, inputs, piece_times):
+        """
+        Apply each source's freshness to its pieces (in place).
+
+        A stale piece's input becomes STALE (unless worse already); each piece's data time
+        becomes the older of its transform's and its source's (``SourceData.times``).
+        """
+        for source, (indices, positions) in self._gathered(world).items():
+            slot = world.slots[source]
+            chosen = indices[slot.stale[positions]]
+            inputs[chosen[inputs[chosen] == InputState.OK]] = InputState.STALE
+            piece_times[indices] = numpy.minimum(piece_times[indices], slot.times[positions])
+
+    def _gathered(self, world):
+        key = (self._key, world.arrangement)
+        if key != self._gather_key:
+            grouped = {}
+            for index, location in enumerate(self.locations):
+                indices, positions = grouped.setdefault(location.key.source, ([], []))
+                indices.append(index)
+                positions.append(world.position(location.key))
+            self._gather = {source: (numpy.array(indices, dtype=numpy.int64),
+                                     numpy.array(positions, dtype=numpy.int64))
+                            for source, (indices, positions) in grouped.items()}
+            self._gather_key, self._placed_from = key, None
+        return self._gather
+
+    def _place(self, world, gather):
+        frames = [None] * len(self.locations)
+        origins = numpy.empty((len(self.locations), 4, 4))
+        for source, (indices, positions) in gather.items():
+            slot = world.slots[source]
+            origins[indices] = slot.origins[positions]
+            for index, position in zip(indices.tolist(), positions.tolist()):
+                frames[index] = slot.frames[position]
         distinct = sorted({frame for frame in frames if frame is not None})
         position = {frame: index for index, frame in enumerate(distinct)}
         frame_index = numpy.array([position.get(frame, len(distinct)) for frame in frames],
@@ -245,16 +267,22 @@ class Layout:
 
     def link_frames(self):
         """Return the frame of every link piece (None: none yet), from the last placement."""
-        if self._origins is None or self._origins_key is None:
+        if self._origins is None or self._placed_from is None:
             return []
         distinct, _, frame_index = self._origins
         return [distinct[frame_index[index]] if frame_index[index] < len(distinct) else None
                 for index, location in enumerate(self.locations) if location.kind == LINK]
 
 
+def _same_objects(first, second):
+    """Whether two lists of (frames, origins) hold the very same objects."""
+    return len(first) == len(second) and all(
+        a is c and b is d for (a, b), (c, d) in zip(first, second))
+
+
 def _marker_namespaces(world):
     """Namespaces of the marker pieces in the world (the marker sources' names: MarkerSource)."""
-    return {key[1] for kind in (LINK, OBSTACLE) for source in ('obstacles', 'links')
+    return {key.item.ns for kind in (LINK, OBSTACLE) for source in ('obstacles', 'links')
             for _, key in world.bodies.keys(kind, source)}
 
 
@@ -266,16 +294,14 @@ def _body_state(bodies, kind, name):
     return PairStatus.VALID
 
 
-def _stable_id(key):
-    """Return a stable integer for a piece key (the same every cycle and every run)."""
-    return zlib.crc32(repr(key).encode())
+def _stable_id(key, part):
+    """Return a stable integer for a piece key and part (the same every cycle and every run)."""
+    return zlib.crc32(repr(key if part is None else (key, 'part', part)).encode())
 
 
-def _pieces_by_source(locations):
-    """Group the layout's pieces by their source: (indices, [(kind, name, key)]) each."""
-    grouped = {}
-    for index, location in enumerate(locations):
-        grouped.setdefault(location.source, []).append(index)
-    return {source: (numpy.array(indices, dtype=numpy.int64),
-                     [(locations[i].kind, locations[i].name, locations[i].key) for i in indices])
-            for source, indices in grouped.items()}
+def _part_of(uid):
+    """Return the part index of a decomposed piece's uid ``(piece uid, part)``, else None."""
+    if not isinstance(uid, tuple):
+        return None
+    _, part = uid
+    return part

@@ -1,0 +1,23 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the node computes each cycle from its inputs.
+
+- ``cycle``: the components configure makes, and the cycle through them (eight steps);
+- ``pacing``: when a cycle may run;
+- ``world``, ``bodies``: every source's slot, and the links and obstacles they make;
+- ``layout``, ``pairs``: the bodies in scope as one tracked core ``BodyPairs``, and records;
+- ``readiness``: whether the minimum can vouch for the whole scope.
+"""

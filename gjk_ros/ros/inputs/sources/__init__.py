@@ -1,0 +1,21 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's inputs, one ``Source`` subclass each (``base.py``; docs/architecture.md).
+
+``registry.make_sources`` is the one place that lists them: a new input is a new module here
+and one line there, never a change to the node's cycle. Importing this package imports none of
+them (``observation_settings`` is read by the parameter layer, which needs no ROS).
+"""

@@ -1,0 +1,557 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Observation sources: point clouds and laser scans as obstacles, self-filtered, exact.
+
+As in Nav2's collision monitor, each name in ``observation_sources`` is a source configured
+by its own ``<name>.*`` parameters (``observation_settings``): a
+``sensor_msgs/PointCloud2`` or ``sensor_msgs/LaserScan`` topic, its QoS, timeout, range and
+height limits and voxel size.
+
+**A cloud** is processed on a background thread (the compiled kernels release the GIL, so the
+cycle never waits for a cloud), in one pass over the message's bytes and two over its points
+(``gjk_ros.core.points``): non-finite points skipped, range limits, placement in
+``fixed_frame`` with TF at its stamp, height limits, voxel downsampling, binning into a grid;
+then the self-filter drops the points within ``self_filter_padding`` of a link piece (the
+robot's own pieces posed at the stamp: robot_body_filter's job), visiting only the grid cells
+near each piece. The filtered cloud can be republished (``<name>.publish_filtered``).
+
+**The obstacle** is one body named after the source, whose pieces are single cloud points
+(a point is a convex set): one per link piece, the cloud point nearest to that piece, found
+each cycle with the link poses the cycle uses. The pair (link, source) is then measured by the
+core like any other and is exact: its minimum over these points is attained at the point
+nearest to the link, and every other point in the set is a real cloud point, never nearer.
+The nearest point to a piece is searched in the grid, pruned by exact lower bounds
+(``gjk_ros.core.points.PointGrid``); the same cloud and pose give the same answer without a
+search, and a moved piece starts from its last nearest point (in a new cloud, from the
+point nearest to it in its grid cell).
+
+**Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
+``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
+without a pose at its stamp for the self-filter, a stamp no header can carry, refused by a
+limit); then its pairs are STALE and, once it was heard (or when it is required),
+``~/min_distance`` is -inf. A fresh cloud with no point left is "nothing in range": the source
+has no piece and no pair.
+"""
+
+import array
+import collections
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+import time
+
+from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
+from gjk_ros.ros.compute.bodies import OBSTACLE
+from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourceData,
+                                             SourcePiece, SourceStatus)
+from gjk_ros.ros.inputs.sources.clouds import (decode_laserscan, decode_pointcloud2,
+                                               read_cloud_header)
+from gjk_ros.ros.inputs.sources.observation_settings import source_parameter_specs
+from gjk_ros.ros.inputs.tf_buffer import TfStatus
+from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
+import numpy
+
+__all__ = ['Cloud', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
+           'nearest_point', 'ObservationSource', 'point_near', 'process_cloud',
+           'subscription_qos']
+
+DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
+
+
+def subscription_qos(name):
+    """Return the rclpy QoS profile of a ``<name>.qos`` value."""
+    from rclpy.qos import (qos_profile_sensor_data, qos_profile_system_default, QoSProfile,
+                           ReliabilityPolicy)
+    if name == 'reliable':
+        return QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE)
+    if name == 'system_default':
+        return qos_profile_system_default
+    return qos_profile_sensor_data
+
+
+def make_observation_sources(config, context):
+    """Make the sources of ``observation_sources``; log each unusable one with its reason."""
+    sources = []
+    for settings in config.observations:
+        if not settings.topic.strip('/'):
+            reason = "observation source '%s': %s.topic is not set; the source is not " \
+                'subscribed' % (settings.name, settings.name)
+            context.problems.report(('observation_sources', settings.name), reason)
+            continue
+        sources.append(ObservationSource(settings, context))
+    return sources
+
+
+class Cloud:
+    """The filtered points of one message in their search grid, with stamp and counts."""
+
+    def __init__(self, grid, stamp_ns, removed, count):
+        self.geometry = None        # the link pieces it was self-filtered against
+        self.grid = grid
+        self.points = grid.points   # indexed by the search answers (see PointGrid)
+        self.stamp_ns = stamp_ns
+        self.removed = removed
+        self.count = count
+
+    def __len__(self):
+        """Return how many points are left after the self-filter."""
+        return len(self.grid)
+
+    def kept_index(self, index):
+        """Return ``index`` if it is a kept point, else the first kept point (cloud not empty)."""
+        if self.grid.holds(index):
+            return index
+        grid = self.grid
+        return int(grid.starts[int(numpy.argmax(grid.ends > grid.starts))])
+
+
+class ObservationSource(Source):
+    """
+    One entry of ``observation_sources``; see the module docstring.
+
+    Parameters
+    ----------
+    settings : ObservationSettings
+        Its ``<name>.*`` parameters at start-up.
+    context : SourceContext
+        The problem log (refusals by name), the clocks (receive times; a jump back forgets
+        the cloud), the meshes' convex parts and the world's link pieces (the self-filter
+        and the nearest points measure what the layout measures).
+
+    """
+
+    def __init__(self, settings, context):
+        super().__init__(settings.name, context)
+        self.settings = settings
+        self.kind, self.topic = settings.kind, settings.topic
+        self._config = None
+        self._filtered = None       # publisher of the self-filtered cloud
+        # Raw messages not used yet, oldest first: at most one waiting for its transforms and
+        # the newest (latest wins), so clouds faster than TF never starve each other.
+        self._pending = []
+        self._job = None            # the background processing of one cloud
+        self._job_geometry = None   # the link pieces that cloud is self-filtered against
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % self.name)
+        # Load the compiled kernels now, off the cycle, so the first cloud is not slowed.
+        self._pool.submit(_load_kernels)
+        self._gatherer = CloudGatherer()  # used by the one background thread only
+        self.cloud = None           # the last cloud used (Cloud)
+        self._heard = None          # receive time of the latest message
+        self.failure = None         # why the latest message could not be used
+        self._shapes = {}           # id(shape) -> _Prepared
+        self._nearest = {}          # LinkPart -> index into cloud.points
+        self._placed = None         # _Placed: what the point pieces were placed for
+        self._poses = {}            # LinkPart -> _Search, its last search
+        self._data = SourceData()
+        self.process_times = []
+        context.clocks.on_jump_back(self._forget_heard)
+
+    @classmethod
+    def parameter_specs(cls, name):
+        return source_parameter_specs(name)
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def subscribe(self, node):
+        from sensor_msgs.msg import LaserScan, PointCloud2
+        message = PointCloud2 if self.kind == 'pointcloud' else LaserScan
+        self._subscribe(node, message, self.topic, self.on_message,
+                        subscription_qos(self.settings.qos), raw=True)
+
+    def configure(self, config):
+        # type, topic and qos cannot change at run time (node_parameters refuses them).
+        self._config = config
+        self.settings = next(settings for settings in config.observations
+                             if settings.name == self.name)
+
+    def on_message(self, data):
+        """Keep the latest raw message (latest wins); refuse an oversize one by name."""
+        self._heard = self._context.clocks.now_ns()
+        limit = self._config.observation_max_bytes
+        if len(data) > limit:
+            self._refuse('a %d-byte message exceeds observation_max_bytes (%d)'
+                         % (len(data), limit))
+            return
+        self._pending = self._pending[:1] + [data]
+
+    def _refuse(self, reason):
+        self.failure = reason
+        self._context.problems.report(
+            ('input', self.name), "observation source '%s' (%s): %s; its pairs are STALE"
+            % (self.name, self.topic, reason), level='warning')
+
+    def _accept(self):
+        self.failure = None
+        self._context.problems.resolve(('input', self.name),
+                                       "observation source '%s' usable again" % self.name)
+
+    # -- each cycle ----------------------------------------------------------------------------
+
+    def collect(self, now_ns, frames):
+        """Take a finished cloud, start the next one, and place the nearest points."""
+        self._finish_job()
+        pieces = self._link_pieces()
+        if self._job is None:
+            self._start_job(frames, pieces)
+        self._place_nearest(frames, pieces, now_ns)
+        cloud = self.cloud
+        count = len(self._data.pieces)
+        return replace(
+            self._data,
+            times=numpy.full(count, UNKNOWN if cloud is None else cloud.stamp_ns, numpy.int64),
+            stale=numpy.full(count, self._silent_reason(now_ns) is not None),
+            not_ready=self._not_ready(now_ns))
+
+    def status(self, now_ns):
+        if self.cloud is None:
+            return SourceStatus()
+        return SourceStatus(heard={'observation:%s' % self.name: self.cloud.stamp_ns})
+
+    def close(self):
+        super().close()
+        if self._filtered is not None:
+            self._node.destroy_publisher(self._filtered)
+            self._filtered = None
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _finish_job(self):
+        if self._job is None or not self._job.done():
+            return
+        job, self._job = self._job, None
+        try:
+            cloud, seconds = job.result()
+        except Exception as error:  # noqa: B902 -- any failure refuses the cloud (fail-safe)
+            self._refuse(str(error) if isinstance(error, ValueError)
+                         else '%s: %s' % (type(error).__name__, error))
+            return
+        self.process_times = (self.process_times + [seconds])[-100:]
+        limit = self._config.observation_max_time
+        if seconds > limit:
+            self._refuse('a cloud took %.3f s, more than observation_max_time (%g s)'
+                         % (seconds, limit))
+            return
+        cloud.geometry = self._job_geometry
+        self.cloud = cloud
+        self._accept()
+        self._publish_filtered(cloud)
+
+    def _publish_filtered(self, cloud):
+        """Republish the self-filtered cloud when asked and someone listens."""
+        if not self.settings.publish_filtered or self._node is None:
+            return
+        if self._filtered is None:
+            from sensor_msgs.msg import PointCloud2
+            from gjk_ros.ros.qos import OUTPUT_QOS
+            self._filtered = self._node.create_publisher(
+                PointCloud2, '~/%s/filtered' % self.name, OUTPUT_QOS)
+        if self._filtered.get_subscription_count():
+            self._filtered.publish(filtered_cloud_message(cloud, self._config.fixed_frame))
+
+    def _start_job(self, frames, pieces):
+        """Process the newest message that can be placed at its stamp, dropping older ones."""
+        for index in reversed(range(len(self._pending))):
+            placed = self._placed_at_stamp(self._pending[index], frames, pieces)
+            if placed == 'wait':
+                continue
+            del self._pending[:index + 1]  # older ones are superseded
+            if placed is not None:
+                data, header, transform, links = placed
+                self._job = self._pool.submit(process_cloud, DECODERS[self.kind], data, header,
+                                              transform, links,
+                                              CloudLimits(self._config, self.settings),
+                                              self._gatherer)
+                self._job_geometry = _geometry_of(pieces)
+            return
+
+    def _placed_at_stamp(self, data, frames, pieces):
+        """
+        Return (data, header, transform, links) of a message, 'wait' or None.
+
+        'wait': for TF; None: refused. ``links`` are the link pieces posed at the stamp, as
+        the self-filter takes them.
+        """
+        try:
+            header = read_cloud_header(data)
+        except ValueError as error:
+            self._refuse('malformed message: %s' % error)
+            return None
+        if stamp_problem(header.stamp_ns) is not None:
+            self._refuse('its %s' % stamp_problem(header.stamp_ns))
+            return None
+        transform = self._at_stamp(frames, header.frame_id or self._config.fixed_frame,
+                                   header)
+        if not isinstance(transform, numpy.ndarray):
+            return transform
+        links = []
+        for piece in pieces:
+            pose = self._at_stamp(frames, piece.frame, header)
+            if not isinstance(pose, numpy.ndarray):
+                return pose
+            links.append((self._prepared(piece.shape), pose @ piece.origin))
+        return data, header, transform, links
+
+    def _at_stamp(self, frames, frame, header):
+        """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
+        lookup = frames.lookup(self._config.fixed_frame, frame, header.stamp_ns)
+        if lookup.status == TfStatus.OK:
+            return lookup.matrix
+        if lookup.status == TfStatus.EXTRAPOLATION and not lookup.past:
+            return 'wait'  # the transform has not arrived yet: try again next cycle
+        # The self-filter needs every link at the stamp too: without it, no cloud is used.
+        self._refuse("frame '%s' has no transform at the stamp: %s" % (frame, lookup.reason))
+        return None
+
+    def _link_pieces(self):
+        """Every link piece as the layout measures it (its convex parts, each a ``_Part``)."""
+        fixed = self._config.fixed_frame
+        parts = []
+        for link in self._context.world.link_pieces():
+            piece = link.piece
+            frame, origin = link.frame, link.origin
+            if frame is None:  # not placed by its source yet: where it was built
+                frame, origin = piece.frame_id.lstrip('/') or fixed, piece.origin
+            shapes = self._context.decomposer.parts_for(piece) or [piece.shape]
+            parts += [_Part(LinkPart(link.name, link.key, index), frame, origin, shape)
+                      for index, shape in enumerate(shapes)]
+        return parts
+
+    def _place_nearest(self, frames, pieces, now_ns):
+        """Each link piece's nearest cloud point becomes (or moves) one point piece."""
+        cloud = self.cloud
+        if cloud is None or not len(cloud):
+            self._nearest, self._placed, self._poses = {}, None, {}
+            if self._data.pieces:
+                self._data = SourceData()
+            return
+        if cloud.geometry != _geometry_of(pieces):
+            # Filtered against other link pieces (the robot arrived or changed meanwhile):
+            # its own points may still be in it, so it is not searched; the points placed
+            # before stay, STALE, until a cloud filtered against these pieces arrives.
+            self._refuse('its cloud was self-filtered against other link geometry (the robot '
+                         'changed); waiting for the next cloud')
+            return
+        lookups = frames.lookup_latest(sorted({piece.frame for piece in pieces}), now_ns)
+        nearest = {}
+        for piece in pieces:
+            lookup = lookups[piece.frame]
+            if lookup.status == TfStatus.OK:
+                nearest[piece.key] = self._nearest_point(lookup.matrix @ piece.origin,
+                                                         piece.shape, piece.key)
+            else:  # any kept point is harmless: the link's pairs are STALE meanwhile
+                nearest[piece.key] = cloud.kept_index(self._nearest.get(piece.key, 0))
+        self._poses = {key: value for key, value in self._poses.items() if key in nearest}
+        if self._placed is None or self._placed.cloud is not cloud or \
+                self._placed.nearest != nearest:
+            self._nearest, self._placed = nearest, _Placed(cloud, nearest)
+            self._data = self._points()
+
+    def _nearest_point(self, pose, shape, key):
+        """Index of the cloud point nearest to one link piece at ``pose`` (exact)."""
+        cloud, placed = self.cloud, self._placed
+        search = self._poses.get(key)
+        if search is not None and search.cloud is cloud and \
+                numpy.array_equal(search.pose, pose):
+            return search.index  # same cloud, same pose: the same answer
+        hint = None
+        last = None if placed is None else placed.nearest.get(key)
+        if last is not None and placed.cloud is cloud:
+            hint = last  # tracking: usually still the nearest
+        elif last is not None and last < len(placed.cloud.points):
+            # A new cloud of the same scene: its point nearest to the last answer.
+            hint = point_near(cloud, placed.cloud.points[last])
+        index = nearest_point(cloud, self._prepared(shape), pose, hint)
+        self._poses[key] = _Search(cloud, pose, index)
+        return index
+
+    def _prepared(self, shape):
+        shape_id = id(shape)
+        prepared = self._shapes.get(shape_id)
+        if prepared is None or prepared.shape is not shape:
+            prepared = _Prepared(shape, PointDistanceShape(shape))
+            self._shapes[shape_id] = prepared
+        return prepared.distances
+
+    def _points(self):
+        """Return the slot: one point piece per link piece, at its nearest cloud point."""
+        fixed = self._config.fixed_frame
+        keys = sorted(self._nearest, key=repr)
+        pieces = self._data.pieces
+        if [entry.key.item for entry in pieces] != keys:
+            load_models()  # one whole import, whatever thread (model_imports.py)
+            from gjk_ros.models.pieces import CollisionPiece
+            point = CollisionPiece(self.name, fixed, numpy.eye(4), _point_shape(),
+                                   'nearest point of %s' % self.name)
+            pieces = tuple(SourcePiece(OBSTACLE, self.name, PieceKey(self.name, key), point)
+                           for key in keys)
+        origins = numpy.tile(numpy.eye(4), (len(keys), 1, 1))
+        origins[:, :3, 3] = self.cloud.points[[self._nearest[key] for key in keys]]
+        return SourceData(pieces, (fixed,) * len(keys), origins)
+
+    # -- freshness -----------------------------------------------------------------------------
+
+    def _silent_reason(self, now_ns):
+        if self.failure is not None:
+            return self.failure
+        if self.cloud is None:
+            return 'has not published' if self._heard is None else 'no cloud usable yet'
+        timeout = self.settings.source_timeout
+        if not source_valid(self.cloud.stamp_ns, now_ns, timeout):
+            # No live age in the text: the reason stays one problem while it lasts.
+            return 'silent: last cloud older than %s.source_timeout (%g s)' % (self.name, timeout)
+        return None
+
+    def _not_ready(self, now_ns):
+        """Silent after being heard, or required and silent: the minimum cannot be vouched."""
+        reason = self._silent_reason(now_ns)
+        required = self.name in self._config.required_observation_sources
+        if reason is None or (self._heard is None and self.cloud is None and not required):
+            return ()
+        return ("observation source '%s' %s" % (self.name, reason),)
+
+    def _forget_heard(self):
+        """ROS time jumped back: the source counts as unheard, its cloud as never had."""
+        self._heard = None
+        self.cloud = None
+
+
+LinkPart = collections.namedtuple('LinkPart', 'link key part')
+LinkPart.__doc__ = 'A convex part of a link piece: its link, its ``PieceKey``, its index.'
+_Part = collections.namedtuple('_Part', 'key frame origin shape')
+# The last search of a piece, the nearest points placed, a shape prepared for point distances.
+_Search = collections.namedtuple('_Search', 'cloud pose index')
+_Placed = collections.namedtuple('_Placed', 'cloud nearest')
+_Prepared = collections.namedtuple('_Prepared', 'shape distances')
+
+
+def nearest_point(cloud, prepared, pose, hint=None):
+    """
+    Return the index of the cloud point nearest to a piece at ``pose`` (exact).
+
+    Parameters
+    ----------
+    cloud : Cloud
+        Points in fixed_frame and their search grid (not empty).
+    prepared : gjk_ros.core.points.PointDistanceShape
+        The piece.
+    pose : (4, 4) float
+        Piece-to-fixed_frame transform.
+    hint : int, optional
+        A point likely to be near (the last answer): it tightens the first bound.
+
+    """
+    return cloud.grid.nearest(prepared, pose, hint)[1]
+
+
+def _geometry_of(pieces):
+    """Return what identifies the link pieces a cloud is self-filtered against."""
+    return tuple((piece.key, id(piece.shape)) for piece in pieces)
+
+
+def _load_kernels():
+    """Run the cloud kernels once on a few points (loads them from numba's cache)."""
+    from gjk_ros.core import ConvexPolytope
+    box = PointDistanceShape(ConvexPolytope.box([0.1, 0.1, 0.1]))
+    record = numpy.zeros(8, dtype=[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('i', '<f4')])
+    gatherer = CloudGatherer()
+    for columns in ((record['x'], record['y'], record['z']), (numpy.zeros(8),) * 3):
+        points, bounds = gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
+                                         (-numpy.inf, numpy.inf))
+        grid = PointGrid(points, bounds=bounds)
+        grid.remove_near([(box, numpy.eye(4))], 0.01)
+        grid.nearest(box, numpy.eye(4), hint=0)
+        grid.kept()
+
+
+def point_near(cloud, position):
+    """
+    Return the index of a kept cloud point in the grid cell of ``position``, or None.
+
+    A cheap first bound for a search in a new cloud: the last cloud's nearest point is
+    usually close to the new one's.
+    """
+    grid = cloud.grid
+    cell = numpy.floor((numpy.asarray(position) - grid.low) / grid.edge).astype(numpy.int64)
+    if (cell < 0).any() or (cell >= grid.dims).any():
+        return None
+    flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
+    first, last = int(grid.starts[flat]), int(grid.ends[flat])
+    if first == last:
+        return None
+    gaps = ((grid.points[first:last] - position) ** 2).sum(axis=1)
+    return first + int(numpy.argmin(gaps))
+
+
+class CloudLimits:
+    """What the background processing needs from the Config (read once per cloud)."""
+
+    def __init__(self, config, settings):
+        self.max_points = config.observation_max_points
+        self.ranges = (settings.min_range, settings.max_range)
+        self.heights = (settings.min_height, settings.max_height)
+        self.voxel = settings.voxel_size
+        self.padding = config.self_filter_padding
+
+
+def process_cloud(decode, data, header, transform, links, limits, gatherer):
+    """
+    Decode, limit, place, downsample and self-filter one cloud (background thread).
+
+    Returns
+    -------
+    tuple of (Cloud, float)
+        The cloud and the seconds it took.
+
+    """
+    for shape, _ in links:
+        shape.field(limits.padding)  # once per shape and padding: not the cloud's time
+    started = time.perf_counter()
+    _, columns, count = decode(data)
+    if count > limits.max_points:
+        raise ValueError('a cloud of %d points exceeds observation_max_points (%d)'
+                         % (count, limits.max_points))
+    points, bounds = gatherer.gather(*columns, transform, limits.ranges, limits.heights,
+                                     limits.voxel)
+    grid = PointGrid(points, bounds=bounds)
+    removed = grid.remove_near(links, limits.padding)
+    return Cloud(grid, header.stamp_ns, removed, count), time.perf_counter() - started
+
+
+def filtered_cloud_message(cloud, frame_id):
+    """Return a PointCloud2 of the kept points (float32 x, y, z in ``frame_id``, its stamp)."""
+    from sensor_msgs.msg import PointCloud2, PointField
+    message = PointCloud2()
+    message.header.frame_id = frame_id
+    message.header.stamp.sec, message.header.stamp.nanosec = divmod(cloud.stamp_ns, 10 ** 9)
+    kept = cloud.grid.kept().astype(numpy.float32)
+    message.height, message.width = 1, len(kept)
+    message.fields = [PointField(name=axis, offset=4 * index, datatype=PointField.FLOAT32,
+                                 count=1) for index, axis in enumerate('xyz')]
+    message.is_bigendian = numpy.little_endian is False
+    message.point_step, message.row_step = 12, 12 * len(kept)
+    message.is_dense = True
+    message.data = array.array('B', kept.tobytes())
+    return message
+
+
+_POINT = []
+
+
+def _point_shape():
+    """Return the one shape of every point piece: a single point at the piece origin."""
+    if not _POINT:
+        from gjk_ros.core import ConvexPolytope
+        _POINT.append(ConvexPolytope.from_points(numpy.zeros((1, 3))))
+    return _POINT[0]

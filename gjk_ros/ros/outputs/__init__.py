@@ -1,0 +1,24 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Everything the node publishes.
+
+- ``publishers``: ``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/safety``,
+  ``~/safety_detail``, ``~/speed_scaling``, ``~/names``, ``~/markers``;
+- ``safety``: the fail-safe minimum, what it rests on, and the stamp and ages of the records;
+- ``speed_scaling``: the speed-scaling state machine (no ROS);
+- ``hull_markers``: the geometry the node measures, drawn for RViz (``~/markers``);
+- ``diagnostics``: ``/diagnostics``.
+"""
