@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 
-from gjk_ros.ros.tf_buffer import decode_tf_message
+from gjk_ros.ros.inputs.tf_buffer import decode_tf_message
 import numpy
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -134,8 +134,8 @@ def run(args):
     """Measure everything; None without example-robot-data."""
     from gjk_ros.core.points import CloudGatherer, PointDistanceShape
     from gjk_ros.ros.params import ObservationSettings
-    from gjk_ros.ros.sources.clouds import decode_pointcloud2, read_cloud_header
-    from gjk_ros.ros.sources.observations import CloudLimits, nearest_point, process_cloud
+    from gjk_ros.ros.inputs.sources.clouds import decode_pointcloud2, read_cloud_header
+    from gjk_ros.ros.inputs.sources.observations import CloudLimits, nearest_point, process_cloud
     data_dir = robot_data_dir()
     if data_dir is None:
         return None
@@ -180,7 +180,7 @@ def run(args):
 
 def cloud_figures(process, decode, data, header, camera, links, limits, gatherer, count):
     """Process ``count`` clouds as they arrive; each is searched once with the last answers."""
-    from gjk_ros.ros.sources.observations import nearest_point, point_near
+    from gjk_ros.ros.inputs.sources.observations import nearest_point, point_near
     times, cpu, latencies, error, previous, answers = [], [], [], 0.0, None, None
     for step in range(count):
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -207,7 +207,7 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
 
 def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
     """Per-cycle search with the arm moving, tracked from ``answers`` (steady state)."""
-    from gjk_ros.ros.sources.observations import nearest_point
+    from gjk_ros.ros.inputs.sources.observations import nearest_point
     times, cpu, error, hints = [], [], 0.0, list(answers)
     before = cloud.grid.work.copy()
     for step in range(cycles):

@@ -27,7 +27,7 @@ from builtin_interfaces.msg import Duration  # noqa: E402, I100
 from geometry_msgs.msg import Point  # noqa: E402
 from gjk_ros.demo.monitor import hold_free_domain, SceneSnapshot  # noqa: E402
 from gjk_ros.demo.snapshot import marker_geometry, MarkerState, render_markers  # noqa: E402
-from gjk_ros.ros.markers import LINK, MarkerBuilder, OBSTACLE, PieceView  # noqa: E402
+from gjk_ros.ros.outputs.hull_markers import LINK, MarkerBuilder, OBSTACLE, PieceView  # noqa: E402
 from std_msgs.msg import ColorRGBA, Header  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 

@@ -38,7 +38,7 @@ import pytest
 launch_testing = pytest.importorskip('launch_testing')
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
-from gjk_ros.ros.speed_scaling import ScalingSettings, SpeedScaler  # noqa: E402
+from gjk_ros.ros.outputs.speed_scaling import ScalingSettings, SpeedScaler  # noqa: E402
 from node_harness import (box_urdf, installed_launch_description, marker, Scene,  # noqa: E402
                           STARTUP_TIMEOUT, TIMEOUT, wait_until)
 from std_msgs.msg import Float64  # noqa: E402

@@ -27,7 +27,7 @@ from gjk_ros.models import ModelError
 from gjk_ros.models.collision_objects import (ADD, AllowedCollisions, APPEND,
                                               attached_object, collision_object_pieces, MOVE,
                                               REMOVE, scene_object, scene_update, SceneState)
-from gjk_ros.ros.limits import IngestLimits
+from gjk_ros.ros.inputs.limits import IngestLimits
 from hypothesis import given, settings, strategies
 import numpy as np
 import pytest

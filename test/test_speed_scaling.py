@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The speed-scaling state machine (gjk_ros/ros/speed_scaling.py), without ROS.
+The speed-scaling state machine (gjk_ros/ros/outputs/speed_scaling.py), without ROS.
 
 Exact values on scripted timelines, and hypothesis properties over random distance timelines
 (with -inf and NaN for unknown): the factor stays in [0, 1], unknown gives 0 in the same
@@ -23,7 +23,7 @@ once a distance is held, and held distances give factors monotone in the distanc
 
 import math
 
-from gjk_ros.ros.speed_scaling import ramp, ScalingSettings, SpeedScaler
+from gjk_ros.ros.outputs.speed_scaling import ramp, ScalingSettings, SpeedScaler
 from hypothesis import given, settings as hypothesis_settings, strategies
 import pytest
 

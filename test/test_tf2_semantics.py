@@ -25,8 +25,8 @@ them too).
 import math
 import sys
 
-from gjk_ros.ros.tf_buffer import MAX_GRAPH_DEPTH, TfBuffer, TfStatus
-from gjk_ros.ros.timekeeping import MAX_STAMP_NS
+from gjk_ros.ros.inputs.tf_buffer import MAX_GRAPH_DEPTH, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.timekeeping import MAX_STAMP_NS
 from hypothesis import given, settings, strategies
 import numpy
 import pytest

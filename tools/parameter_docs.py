@@ -15,7 +15,7 @@
 """
 Write the node's parameter documentation from its one specification.
 
-``gjk_ros/ros/params.py`` (``PARAMETERS``) holds each parameter's name, type, default, range,
+``gjk_ros/ros/params/catalogue.py`` (``PARAMETERS``) holds each parameter's name, type, default, range,
 description and the components it reconfigures; the node declares its parameters from it (so
 ``ros2 param describe`` shows the same text). This script writes the two human copies of it:
 
@@ -45,7 +45,7 @@ WIDTH = 99
 
 YAML_HEADER = """\
 # Parameters of the gjk_distance node (gjk_ros), with their defaults. Generated from
-# gjk_ros/ros/params.py by tools/parameter_docs.py: edit the descriptions there.
+# gjk_ros/ros/params/catalogue.py by tools/parameter_docs.py: edit the descriptions there.
 # Use: ros2 launch gjk_ros gjk_distance.launch.py params_file:=my_copy.yaml
 #  or: gjk_distance_node --ros-args --params-file config/gjk_distance.yaml
 # Every parameter can also be changed at run time (ros2 param set); bad values are rejected

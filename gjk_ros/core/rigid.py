@@ -41,9 +41,9 @@ from ._jit import njit
 from .query import _valid_pose
 from .tolerances import ROTATION_TOLERANCE
 
-__all__ = ['MAX_COORDINATE', 'marker_quaternion', 'MIN_QUATERNION_NORM', 'pose_matrix',
-           'quaternion_into', 'quaternion_matrix', 'tf2_quaternion', 'unit_quaternion',
-           'valid_pose_mask']
+__all__ = ['MAX_COORDINATE', 'marker_quaternion', 'matrix_to_quaternion', 'MIN_QUATERNION_NORM',
+           'pose_matrix', 'quaternion_into', 'quaternion_matrix', 'tf2_quaternion',
+           'unit_quaternion', 'valid_pose_mask']
 
 # Metres. Beyond this a coordinate is not a sane robot or obstacle position; float64 still
 # resolves 1e-10 m there, far below any distance a robot cares about.
@@ -175,3 +175,42 @@ def valid_pose_mask(poses):
     out = np.empty(poses.shape[0], dtype=np.bool_)
     _valid_poses(poses, ROTATION_TOLERANCE, MAX_COORDINATE, out)
     return out
+
+
+def matrix_to_quaternion(rotation):
+    """
+    Return the unit quaternion (x, y, z, w) of a rotation matrix.
+
+    Uses the largest diagonal term as pivot so it stays accurate for every rotation.
+
+    Parameters
+    ----------
+    rotation : (3, 3) float
+        A proper rotation matrix.
+
+    Returns
+    -------
+    tuple of 4 float
+        (x, y, z, w), unit length.
+
+    """
+    m = rotation
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0.0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        quat = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s,
+                0.25 * s)
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        quat = (0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s,
+                (m[2, 1] - m[1, 2]) / s)
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        quat = ((m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s,
+                (m[0, 2] - m[2, 0]) / s)
+    else:
+        s = 2.0 * math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        quat = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s,
+                (m[1, 0] - m[0, 1]) / s)
+    norm = math.sqrt(sum(q * q for q in quat))
+    return tuple(q / norm for q in quat)

@@ -43,7 +43,7 @@ from typing import Callable, Optional, Sequence
 import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import Point, Pose, TransformStamped
-from gjk_ros.ros.markers import matrix_to_quaternion
+from gjk_ros.core.rigid import matrix_to_quaternion
 from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
 import numpy
 import rclpy

@@ -84,7 +84,7 @@ HULL_WARNING_THRESHOLD = 0.005
 # 1.4 mm. The k-nearest search for 16 costs 0.1 s per non-convex mesh load.
 _DEVIATION_SAMPLES = 20_000
 _DEVIATION_NEIGHBOURS = 16
-# Defaults of the mesh limits (gjk_ros.ros.limits.IngestLimits passes its own).
+# Defaults of the mesh limits (gjk_ros.ros.inputs.limits.IngestLimits passes its own).
 DEFAULT_MAX_MESH_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_MESH_TRIANGLES = 1_000_000
 # Enough of a file to hold a PLY or OFF header with comments.

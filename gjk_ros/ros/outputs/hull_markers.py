@@ -41,13 +41,14 @@ import weakref
 
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point
+from gjk_ros.core.rigid import matrix_to_quaternion
 from gjk_ros.ros.records import PairStatus
 import numpy
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['distance_colour', 'HULL_COLOURS', 'hull_state', 'LABEL_NAMESPACE', 'LINK',
-           'MarkerBuilder', 'matrix_to_quaternion', 'OBSTACLE', 'PieceView', 'POINT_RADIUS',
+           'MarkerBuilder', 'OBSTACLE', 'PieceView', 'POINT_RADIUS',
            'SEGMENT_NAMESPACE', 'shape_triangles', 'witness_segments']
 
 # Body kinds, the values of gjk_ros.ros.compute.bodies.LINK and OBSTACLE.
@@ -137,45 +138,6 @@ def hull_state(status, closest, near_distance):
     if closest < 0.0:
         return 'penetrating'
     return 'near' if closest < near_distance else 'clear'
-
-
-def matrix_to_quaternion(rotation):
-    """
-    Return the unit quaternion (x, y, z, w) of a rotation matrix.
-
-    Uses the largest diagonal term as pivot so it stays accurate for every rotation.
-
-    Parameters
-    ----------
-    rotation : (3, 3) float
-        A proper rotation matrix.
-
-    Returns
-    -------
-    tuple of 4 float
-        (x, y, z, w), unit length.
-
-    """
-    m = rotation
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
-    if trace > 0.0:
-        s = 2.0 * math.sqrt(trace + 1.0)
-        quat = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s,
-                0.25 * s)
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
-        quat = (0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s,
-                (m[2, 1] - m[1, 2]) / s)
-    elif m[1, 1] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
-        quat = ((m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s,
-                (m[0, 2] - m[2, 0]) / s)
-    else:
-        s = 2.0 * math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
-        quat = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s,
-                (m[1, 0] - m[0, 1]) / s)
-    norm = math.sqrt(sum(q * q for q in quat))
-    return tuple(q / norm for q in quat)
 
 
 # --- shapes to triangles ------------------------------------------------------------------------
