@@ -15,11 +15,13 @@
 """
 A triangle mesh as exact convex pieces: each closed part as solids, each open part as surfaces.
 
-A mesh is split into its parts (triangles connected through shared edges, after welding equal
-vertices). A part is **closed** when every directed edge (a, b) of its triangles occurs once and
-its reverse (b, a) once: a watertight, consistently oriented surface, which has an inside (its
-winding number is +-1 there, ``winding.py``). Every other part is **open**: a sheet, which has
-no inside.
+A mesh is split into its parts (triangles connected through edges that exactly two of them
+share, after welding equal vertices: two closed shells that touch along an edge, as CAD exports
+of overlapping solids do, stay two parts). A part is **closed** when every directed edge (a, b)
+of its triangles occurs once and its reverse (b, a) once: a watertight, consistently oriented
+surface, which has an inside (its winding number is +-1 there, ``winding.py``). Every other
+part is **open**: a sheet, which has no inside. The body is the union of what the closed parts
+enclose, and of the open parts' surfaces.
 
 - A closed part whose every face lies in a supporting plane of its vertices (within
   ``PLANE_REL`` of the size) and whose volume is its hull's is convex: one solid piece, its hull.
@@ -121,13 +123,12 @@ def mesh_pieces(triangles, *, max_pieces: int = DEFAULT_MAX_PIECES) -> MeshPiece
         raise ValueError('every mesh triangle repeats a vertex: the mesh has no faces')
     size = float(np.linalg.norm(np.ptp(points, axis=0)))
     labels = _parts(faces, points.shape[0])
-    closed = _closed_faces(faces, points.shape[0])
     solids, surfaces = [], []
     closed_parts = open_parts = convex_parts = 0
     for label in range(labels.max() + 1):
         part = faces[labels == label]
         corners = points[part]
-        if closed[labels == label].all():
+        if _closed_faces(part, points.shape[0]).all():
             closed_parts += 1
             cells, convex = _solid_pieces(points, part, size, max_pieces - len(solids))
             convex_parts += convex
@@ -144,14 +145,17 @@ def mesh_pieces(triangles, *, max_pieces: int = DEFAULT_MAX_PIECES) -> MeshPiece
 # Topology ----------------------------------------------------------------------------------------
 
 def _parts(faces, vertex_count):
-    """Label each face with its part: faces connected through shared (undirected) edges."""
+    """Label each face with its part: faces connected through edges exactly two share."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
     edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
-    _, edge_ids = np.unique(edges[:, 0] * vertex_count + edges[:, 1], return_inverse=True)
+    _, edge_ids, uses = np.unique(edges[:, 0] * vertex_count + edges[:, 1],
+                                  return_inverse=True, return_counts=True)
+    edge_ids = edge_ids.ravel()
     count = faces.shape[0]
     rows = np.repeat(np.arange(count), 3)
-    graph = coo_matrix((np.ones(rows.size), (rows, count + edge_ids.ravel())),
+    shared = uses[edge_ids] == 2
+    graph = coo_matrix((np.ones(int(shared.sum())), (rows[shared], count + edge_ids[shared])),
                        shape=(count + edge_ids.max() + 1,) * 2)
     _, labels = connected_components(graph, directed=False)
     _, labels = np.unique(labels[:count], return_inverse=True)
