@@ -33,7 +33,8 @@ import time
 
 import numpy
 
-from . import contact_suite, observations_bench, peer_targets, peers, reference, report, scenes
+from . import (contact_suite, meshes_bench, observations_bench, peer_targets, peers, reference,
+               report, scenes)
 from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
@@ -625,6 +626,7 @@ def run_benchmark(config, progress=None):
         observations_bench.main(
             ['--output', os.path.join(config.out, 'observations.md'), '--seed',
              str(config.seed)] + (['--clouds', '3', '--cycles', '20'] if config.quick else []))
+    meshes_bench.run_in_suite(config, progress)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -27,17 +27,19 @@ tracked from call to call, and answers what the closest piece pair answers:
 
 Culling with a motion bound (the "Verlet list" of molecular dynamics; Cameron 1997 section 4's
 coherence applied to the candidates). A rebuild walks the hierarchy with the body's bounding
-box in the mesh frame (six support calls) and keeps every piece whose box is within ``T = U +
-2 margin`` of it, ``U`` the distance of the nearest piece found; each is measured exactly, and
-its distance is its lower bound ``lb``. At a later call no point of the body has moved, relative
-to the mesh, farther than ``m`` (from the two relative poses and the body's bounding sphere).
-A piece outside the list is then farther than ``T - m`` and a listed piece farther than
-``lb - m``, and every distance is 1-Lipschitz in that motion (also a penetration depth). So the
-nearest piece is among the listed ones with ``lb - m`` below the current best, as long as the
-best stays at most ``T - m``; otherwise the list is rebuilt. A listed piece measured at a later
-call keeps that distance and that relative pose as its bound, so ``m`` is counted from there.
-Each listed piece keeps its tracked simplex (and penetration polytope) from call to call. The
-answer is exact at every call; the list only decides what needs measuring.
+box in the mesh frame (six support calls) and lists every piece whose box is within ``T = U +
+2 margin`` of it, ``U`` the distance of the nearest piece known; a listed piece's box gap is
+its first lower bound ``lb``. At a later call no point of the body has moved, relative to the
+mesh, farther than ``m`` (from the two relative poses and the body's bounding sphere), and
+every distance is 1-Lipschitz in that motion (a penetration depth too). A piece off the list is
+then farther than ``T - m``, so while the best found stays at most ``T - m`` the nearest piece
+is a listed one; otherwise the list is rebuilt. A listed piece is measured only when its bound
+is below the best found: its last measured distance less the motion since then, raised by the
+separating-axis bound of the plane it was last apart by (``_keep_plane``), which a motion along
+the surface does not loosen. The slots are kept sorted by a lower bound at the rebuild's pose,
+so a call stops at the first slot that cannot be nearer. Each listed piece keeps its tracked
+simplex (and penetration polytope) from call to call. The answer is exact at every call; the
+list only decides what needs measuring.
 """
 
 import math
@@ -302,8 +304,12 @@ def _copy_simplex(cache, source, target):
 
 @njit
 def _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low, box_high,
-             threshold, listed, stack, stats):
-    """List every piece whose box is within ``threshold`` of A's; -1 past ``listed``'s size."""
+             threshold, listed, gaps, stack, stats):
+    """
+    List every piece whose box is within ``threshold`` of A's, with that box gap.
+
+    Returns the count, or -1 when ``listed`` is too small.
+    """
     count = 0
     leaves = leaf_first.shape[0] - 1
     stack[0] = 0
@@ -317,10 +323,12 @@ def _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low, bo
         if node >= leaves - 1:
             leaf = node - (leaves - 1)
             for piece in range(leaf_first[leaf], leaf_first[leaf + 1]):
-                if _box_gap(piece_low, piece_high, piece, box_low, box_high) <= threshold:
+                gap = _box_gap(piece_low, piece_high, piece, box_low, box_high)
+                if gap <= threshold:
                     if count == listed.shape[0]:
                         return -1
                     listed[count] = piece
+                    gaps[count] = gap
                     count += 1
         else:
             stack[top] = 2 * node + 2
@@ -329,20 +337,75 @@ def _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low, bo
     return count
 
 
+@njit(inline=True)
+def _centre_gap(low, high, i, box_low, box_high):
+    """Squared distance between the centres of box ``i`` and A's box (inf for an empty box)."""
+    total = 0.0
+    for c in range(3):
+        total += (0.5 * (low[i, c] + high[i, c] - box_low[c] - box_high[c])) ** 2
+    return total if total == total else math.inf
+
+
+@njit(inline=True)
+def _below(piece_low, piece_high, piece, planes, slot):
+    """Return min over piece ``piece``'s box of ``n . x``, n the plane kept in ``slot``."""
+    total = 0.0
+    for c in range(3):
+        n = planes[slot, c]
+        total += n * (piece_low[piece, c] if n > 0.0 else piece_high[piece, c])
+    return total
+
+
+@njit(inline=True)
+def _order_key(low, high, i, box_low, box_high):
+    """Search order of a node: its box gap, and between overlapping boxes the centre gap."""
+    gap = _box_gap(low, high, i, box_low, box_high)
+    if gap == -math.inf:
+        return -1.0 / (1.0 + _centre_gap(low, high, i, box_low, box_high))
+    return gap
+
+
 @njit
-def _nearest_leaf(node_low, node_high, leaf_first, box_low, box_high):
-    """Walk down to the leaf whose box is nearest A's at every level; return its first piece."""
+def _nearest_piece(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high,
+                   leaf_first, piece_low, piece_high, pose_a, pose_b, box_low, box_high, slot,
+                   cache, ws, ep, values, status, counts, stack, hill_climb, stats):
+    """
+    Return (the nearest piece, its distance): branch and bound on the hierarchy.
+
+    Depth first, the nearer child first; a node or piece whose box is not nearer than the best
+    distance found is pruned; pieces are measured cold in row ``slot``.
+    """
     leaves = leaf_first.shape[0] - 1
-    node = 0
-    while node < leaves - 1:
+    best, nearest = math.inf, -1
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        stats[_NODES] += 1
+        if _box_gap(node_low, node_high, node, box_low, box_high) >= best:
+            continue
+        if node >= leaves - 1:
+            leaf = node - (leaves - 1)
+            for piece in range(leaf_first[leaf], leaf_first[leaf + 1]):
+                if _box_gap(piece_low, piece_high, piece, box_low, box_high) >= best:
+                    continue
+                _clear_slot(cache, slot)
+                value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
+                                 piece, slot, cache, ws, ep, values, status, counts, hill_climb,
+                                 stats)
+                if value < best:
+                    best, nearest = value, piece
+            continue
         left, right = 2 * node + 1, 2 * node + 2
-        if _box_gap(node_low, node_high, right, box_low, box_high) < \
-                _box_gap(node_low, node_high, left, box_low, box_high):
-            node = right
+        if _order_key(node_low, node_high, left, box_low, box_high) <= \
+                _order_key(node_low, node_high, right, box_low, box_high):
+            stack[top], stack[top + 1] = right, left
         else:
-            node = left
-    leaf = node - (leaves - 1)
-    return leaf_first[leaf], leaf_first[leaf + 1]
+            stack[top], stack[top + 1] = left, right
+        top += 2
+    _clear_slot(cache, slot)
+    return nearest, best
 
 
 @njit(inline=True)
@@ -352,101 +415,235 @@ def _stamp(stamps, slot, rel):
             stamps[slot, r, c] = rel[r, c]
 
 
+@njit(inline=True)
+def _keep_plane(values, slot, value, pose_b, planes):
+    """
+    Keep the separating plane of a measured pair, in the mesh frame: normal n and A's support h.
+
+    Apart, A lies in ``n . x <= h`` and the piece in ``n . x >= h + d`` (the witnesses are
+    the closest points), so wherever A moves, the piece stays at least ``d - (h' - h)`` away,
+    ``h'`` A's new support along n (the separating-axis bound). Not kept (NaN) when not apart.
+    """
+    if not value > 0.0:
+        planes[slot, 3] = math.nan
+        return
+    h = 0.0
+    for c in range(3):
+        n = (pose_b[0, c] * values[slot, 7] + pose_b[1, c] * values[slot, 8]
+             + pose_b[2, c] * values[slot, 9])
+        a = (pose_b[0, c] * (values[slot, 1] - pose_b[0, 3])
+             + pose_b[1, c] * (values[slot, 2] - pose_b[1, 3])
+             + pose_b[2, c] * (values[slot, 3] - pose_b[2, 3]))
+        planes[slot, c] = n
+        h += n * a
+    planes[slot, 3] = h
+
+
+@njit(inline=True)
+def _plane_bound(geom_a, body_a, now, planes, slot, distance, seeds, hill_climb):
+    """Lower bound of a piece's distance from its kept plane (``_keep_plane``), or -inf."""
+    if not planes[slot, 3] == planes[slot, 3]:  # NaN: no plane kept
+        return -math.inf
+    nx, ny, nz = planes[slot, 0], planes[slot, 1], planes[slot, 2]
+    # The direction in A's frame (``now`` maps A's frame into the mesh frame).
+    dx = now[0, 0] * nx + now[1, 0] * ny + now[2, 0] * nz
+    dy = now[0, 1] * nx + now[1, 1] * ny + now[2, 1] * nz
+    dz = now[0, 2] * nx + now[1, 2] * ny + now[2, 2] * nz
+    index, x, y, z, steps = body_support(geom_a, body_a, dx, dy, dz, seeds[0], hill_climb)
+    seeds[0] = max(index, 0)
+    reach = (nx * (now[0, 0] * x + now[0, 1] * y + now[0, 2] * z + now[0, 3])
+             + ny * (now[1, 0] * x + now[1, 1] * y + now[1, 2] * z + now[1, 3])
+             + nz * (now[2, 0] * x + now[2, 1] * y + now[2, 2] * z + now[2, 3])
+             + body_a[B_SWEEP])
+    return distance - (reach - planes[slot, 3])
+
+
+@njit(inline=True)
+def _sift_right(order, keys, position, count):
+    """Move ``order[position]``, whose key grew, right to its place (keys ascending)."""
+    slot = order[position]
+    while position + 1 < count and keys[order[position + 1]] < keys[slot]:
+        order[position] = order[position + 1]
+        position += 1
+    order[position] = slot
+
+
+@njit
+def _sort_slots(order, keys, count):
+    """Heap-sort ``order[:count]`` by ``keys`` ascending, in place (no allocation)."""
+    for start in range(count // 2 - 1, -1, -1):
+        _sift_down(order, keys, start, count)
+    for end in range(count - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift_down(order, keys, 0, end)
+
+
+@njit(inline=True)
+def _sift_down(order, keys, root, end):
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and keys[order[child + 1]] > keys[order[child]]:
+            child += 1
+        if keys[order[child]] <= keys[order[root]]:
+            return
+        order[root], order[child] = order[child], order[root]
+        root = child
+
+
 @njit
 def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first, piece_low,
-               piece_high, pose_a, pose_b, listed, lower, stamps, ints, floats, ref, cache, ws,
-               ep, values, status, counts, stack, box, now, hill_climb, stats):
+               piece_high, pose_a, pose_b, listed, lower, stamps, planes, keys, order, ints,
+               floats, ref, cache, ws, ep, values, status, counts, stack, box, now, hill_climb,
+               stats):
     """
     One tracked call (module docstring); returns the slot of the answer, or -1 on overflow.
 
-    ``listed`` (C,) pieces, ``lower`` (C,) the distance each had at the relative pose
-    ``stamps`` (C, 3, 4) it was last measured at; ``ref`` the relative pose of the list;
-    ``box`` (2, 3) and ``now`` (3, 4) work arrays.
-    Rows 0..C-1 of the cache and output arrays are the list's, row C keeps the best piece's
-    simplex across a rebuild.
+    Per listed slot: ``listed`` its piece; ``lower`` a lower bound of its distance at the
+    relative pose ``stamps`` (its distance when it was measured there, else its box gap at the
+    rebuild); ``planes`` its separating plane when measured apart; ``keys`` a lower bound at
+    ``ref``, the relative pose of the rebuild, by which ``order`` sorts the slots, so that a
+    call stops at the first slot whose key, less the motion since ``ref``, reaches the best.
+    Rows 0..C-1 of the cache and output arrays are the slots', row C keeps the best piece's
+    simplex across a rebuild. ``box`` (2, 3) and ``now`` (3, 4) are work arrays.
     """
     geom_a, body_a = scene_geometry(link_scene), scene_body(link_scene, 0)
     geom_b = scene_geometry(mesh_scene)
-    rel = ws[4]
-    capacity = listed.shape[0]
+    rel, seeds = ws[4], ws[5]
     count, best = ints[_COUNT], ints[_BEST]
     ints[_OVERFLOW] = 0
+    _relative_pose(pose_b, pose_a, rel)
+    _stamp(now, 0, rel)  # rel is overwritten by every query: ``now`` keeps this call's
+    upper = math.inf
+    moved = 0.0
     if count > 0:
-        _relative_pose(pose_b, pose_a, rel)
-        # rel is overwritten by every query: keep this call's relative pose in ``now``.
-        for r in range(3):
-            for c in range(4):
-                now[r, c] = rel[r, c]
-        moved = _motion(ref, now, body_a)
+        moved = _motion(ref, now[0], body_a)
         upper = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
                          listed[best], best, cache, ws, ep, values, status, counts, hill_climb,
                          stats)
-        if upper <= floats[_THRESHOLD] - moved:
-            lower[best] = upper
-            _stamp(stamps, best, now)
-            for slot in range(count):
-                if slot == best or lower[slot] - _motion(stamps[slot], now, body_a) >= upper:
-                    continue
-                value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
-                                 listed[slot], slot, cache, ws, ep, values, status, counts,
-                                 hill_climb, stats)
-                lower[slot] = value
-                _stamp(stamps, slot, now)
-                if value < upper:
-                    upper, best = value, slot
-            ints[_BEST] = best
-            return best
-        _copy_simplex(cache, best, capacity)
-        carried = listed[best]
-        known = upper
+    if count == 0 or upper > floats[_THRESHOLD] - moved:
+        best, upper = _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low,
+                               node_high, leaf_first, piece_low, piece_high, pose_a, pose_b,
+                               listed, lower, stamps, planes, keys, order, ints, floats, ref,
+                               cache, ws, ep, values, status, counts, stack, box, now,
+                               hill_climb, stats, count, best, upper)
+        if best < 0:
+            return -1
+        count, moved = ints[_COUNT], 0.0
     else:
-        carried = -1
-        known = math.inf
-    # Rebuild the list around the current pose.
+        lower[best] = upper
+        _stamp(stamps, best, now[0])
+        _keep_plane(values, best, values[best, 0], pose_b, planes)
+    seeds[0] = -1
+    scanned = count
+    # The best piece's separating plane at this pose bounds every piece at once: A lies in
+    # n . x <= h, so a piece is at least (its box's least n . x) - h away.
+    shared = best
+    for r in range(count):
+        slot = order[r]
+        if keys[slot] - moved >= upper:
+            scanned = r
+            break  # every later slot's key is larger: none can be nearer
+        if slot == best:
+            continue
+        bound = -math.inf
+        if planes[shared, 3] == planes[shared, 3]:
+            bound = _below(piece_low, piece_high, listed[slot], planes, shared) - \
+                planes[shared, 3]
+        if bound < upper:
+            bound = max(bound, lower[slot] - _motion(stamps[slot], now[0], body_a))
+        if bound < upper:
+            bound = max(bound, _plane_bound(geom_a, body_a, now[0], planes, slot,
+                                            lower[slot], seeds, hill_climb))
+        if bound >= upper:
+            continue
+        value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
+                         listed[slot], slot, cache, ws, ep, values, status, counts, hill_climb,
+                         stats)
+        lower[slot] = value
+        _stamp(stamps, slot, now[0])
+        _keep_plane(values, slot, values[slot, 0], pose_b, planes)
+        if value < upper:
+            upper, best = value, slot
+    # The scanned slots' keys may have grown (a distance less the motion since ref bounds it
+    # at ref): raise them and keep ``order`` sorted (insertion from the right). Other keys are
+    # left as they are: still lower bounds, only looser.
+    for r in range(scanned - 1, -1, -1):
+        slot = order[r]
+        grown = lower[slot] - _motion(stamps[slot], ref, body_a)
+        if grown > keys[slot]:
+            keys[slot] = grown
+            _sift_right(order, keys, r, count)
+    ints[_BEST] = best
+    return best
+
+
+@njit
+def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, leaf_first,
+             piece_low, piece_high, pose_a, pose_b, listed, lower, stamps, planes, keys, order,
+             ints, floats, ref, cache, ws, ep, values, status, counts, stack, box, now,
+             hill_climb, stats, count, best, upper):
+    """List the pieces within ``T`` of A at this pose; return (best slot, its distance)."""
+    capacity = listed.shape[0]
     stats[_REBUILDS] += 1
-    _relative_pose(pose_b, pose_a, rel)
+    carried = -1
+    if count > 0:
+        carried = listed[best]
+        _copy_simplex(cache, best, capacity)
     for r in range(3):
         for c in range(4):
-            ref[r, c] = rel[r, c]
+            ref[r, c] = now[0, r, c]
     seeds = ws[5]
     seeds[0] = -1
     box_low, box_high = box[0], box[1]
     _body_box(geom_a, body_a, ref, box_low, box_high, seeds, hill_climb)
+    known = upper
     if carried < 0:
-        first, last = _nearest_leaf(node_low, node_high, leaf_first, box_low, box_high)
-        for piece in range(first, last):
-            _clear_slot(cache, capacity)
-            value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b, piece,
-                             capacity, cache, ws, ep, values, status, counts, hill_climb, stats)
-            known = min(known, value)
+        carried, known = _nearest_piece(geom_a, body_a, mesh_scene, geom_b, surface, node_low,
+                                        node_high, leaf_first, piece_low, piece_high, pose_a,
+                                        pose_b, box_low, box_high, capacity, cache, ws, ep,
+                                        values, status, counts, stack, hill_climb, stats)
     margin = floats[_MARGIN]
     while True:
         threshold = known + 2.0 * margin
         count = _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low,
-                         box_high, threshold, listed, stack, stats)
+                         box_high, threshold, listed, keys, stack, stats)
         if count >= 0:
             break
         if margin == 0.0:
             ints[_COUNT] = 0
             ints[_OVERFLOW] = 1
-            return -1
+            return -1, math.inf
         margin = 0.5 * margin if margin > 1e-6 * body_a[B_BOUND] else 0.0
-    best, upper = -1, math.inf
+    best = -1
     for slot in range(count):
+        order[slot] = slot
+        lower[slot] = keys[slot]
+        _stamp(stamps, slot, ref)
+        planes[slot, 3] = math.nan
         if listed[slot] == carried:
             _copy_simplex(cache, capacity, slot)
+            best = slot
         else:
             _clear_slot(cache, slot)
-        value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
-                         listed[slot], slot, cache, ws, ep, values, status, counts, hill_climb,
-                         stats)
-        lower[slot] = value
-        _stamp(stamps, slot, ref)
-        if value < upper:
-            upper, best = value, slot
+    # The carried piece is within T (its box gap is at most its distance): measure it into its
+    # slot; it is the best so far.
+    upper = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b, carried,
+                     best, cache, ws, ep, values, status, counts, hill_climb, stats)
+    lower[best] = upper
+    keys[best] = upper
+    _keep_plane(values, best, values[best, 0], pose_b, planes)
+    if planes[best, 3] == planes[best, 3]:  # its plane bounds every piece at this pose
+        for slot in range(count):
+            if slot != best:
+                keys[slot] = max(keys[slot], _below(piece_low, piece_high, listed[slot],
+                                                    planes, best) - planes[best, 3])
+                lower[slot] = keys[slot]
+    _sort_slots(order, keys, count)
     ints[_COUNT], ints[_BEST] = count, best
     floats[_THRESHOLD] = threshold
-    return best
+    return best, upper
 
 
 class MeshDistance:
@@ -484,7 +681,7 @@ class MeshDistance:
         self._ws, self._ep = workspace(), epa_workspace()
         self._stack = np.zeros(_STACK, np.int64)
         self._box = np.zeros((2, 3))
-        self._now = np.zeros((3, 4))
+        self._now = np.zeros((1, 3, 4))
         self._allocate(min(max(int(capacity), 1), mesh.num_pieces))
         self._answer = None
 
@@ -492,6 +689,9 @@ class MeshDistance:
         self._listed = np.zeros(capacity, np.int64)
         self._lower = np.zeros(capacity)
         self._stamps = np.zeros((capacity, 3, 4))
+        self._planes = np.zeros((capacity, 4))
+        self._keys = np.zeros(capacity)
+        self._order = np.zeros(capacity, np.int64)
         self._ints = np.zeros(3, np.int64)
         self._floats = np.array([0.0, self.margin])
         self._ref = np.zeros((3, 4))
@@ -514,10 +714,10 @@ class MeshDistance:
         while True:
             slot = _mesh_step(self._link_scene, m.scene, m.surface, m.node_low, m.node_high,
                               m.leaf_first, m.piece_low, m.piece_high, pose_a, pose_b,
-                              self._listed, self._lower, self._stamps, self._ints,
-                              self._floats, self._ref, self._cache, self._ws, self._ep,
-                              *self._out, self._stack, self._box, self._now, self.hill_climb,
-                              self.stats)
+                              self._listed, self._lower, self._stamps, self._planes,
+                              self._keys, self._order, self._ints, self._floats, self._ref,
+                              self._cache, self._ws, self._ep, *self._out, self._stack,
+                              self._box, self._now, self.hill_climb, self.stats)
             if slot >= 0:
                 break
             self._allocate(min(2 * self.capacity, m.num_pieces))
