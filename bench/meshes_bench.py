@@ -16,8 +16,9 @@
 Exact non-convex meshes: the tracked link-vs-mesh step on 100k triangles, and the kitchen check.
 
 1. A tracked step. A box link (the Panda hand's size) follows a seeded smooth path 5 to 40 mm
-   above a wavy open sheet of 100,352 triangles (`MeshBody.from_triangles`), 1 mm and 0.3
-   degrees per step (a 1 kHz control loop at 1 m/s). Per step: the time of one
+   above a wavy open sheet of 100,352 triangles (`MeshBody.from_triangles`), at two speeds:
+   1 mm and 0.3 degrees per step (a 1 kHz loop at 1 m/s) and 0.25 mm and 0.075 degrees (1 kHz
+   at 0.25 m/s, a collaborative arm's speed near obstacles). Per step: the time of one
    `MeshDistance` call, the pieces it measured, and the answer checked against a brute-force
    minimum over every triangle near the link (the core's exact pair query on each; every 50th
    step). Beside it, when `coal` imports, coal's BVH distance (`BVHModelOBBRSS` against the
@@ -79,8 +80,8 @@ def _rotation(axis, angle):
     return numpy.eye(3) + numpy.sin(angle) * k + (1 - numpy.cos(angle)) * k @ k
 
 
-def sheet_path(steps, seed):
-    """Return poses 5 to 40 mm above the sheet: 1 mm and 0.3 degrees per step."""
+def sheet_path(steps, seed, stride=0.001):
+    """Return poses 5 to 40 mm above the sheet: ``stride`` and 0.3 degrees per mm per step."""
     rng = numpy.random.default_rng(seed)
     poses = []
     rotation = _rotation(rng.normal(size=3), 0.3)
@@ -89,17 +90,17 @@ def sheet_path(steps, seed):
     for i in range(steps):
         heading += rng.normal(size=2) * 0.05
         heading /= numpy.linalg.norm(heading)
-        position[:2] = numpy.clip(position[:2] + 0.001 * heading, -0.8, 0.8)
+        position[:2] = numpy.clip(position[:2] + stride * heading, -0.8, 0.8)
         ground = 0.1 * numpy.sin(3 * position[0]) * numpy.cos(2 * position[1])
-        position[2] = ground + 0.13 + 0.0175 * (1 + numpy.sin(i / 50.0))
-        rotation = rotation @ _rotation(rng.normal(size=3), numpy.radians(0.3))
+        position[2] = ground + 0.13 + 0.0175 * (1 + numpy.sin(i * stride / 0.05))
+        rotation = rotation @ _rotation(rng.normal(size=3), numpy.radians(300.0 * stride))
         pose = numpy.eye(4)
         pose[:3, :3], pose[:3, 3] = rotation, position
         poses.append(pose)
     return poses
 
 
-def tracked_step(steps, seed):
+def tracked_step(steps, seed, stride=0.001):
     """Measure the tracked step on the 100k-triangle sheet; return a dict of figures."""
     from gjk_ros.core import ConvexPolytope, MeshBody, MeshDistance
     sheet = wavy_sheet(225)
@@ -109,7 +110,7 @@ def tracked_step(steps, seed):
     half = numpy.array([0.1, 0.04, 0.06])  # about the Panda hand
     link = ConvexPolytope.box(half)
     query = MeshDistance(link, mesh)
-    poses = sheet_path(steps, seed)
+    poses = sheet_path(steps, seed, stride)
     identity = numpy.eye(4)
     query(poses[0], identity)  # compiles on a fresh cache, and the first (cold) list
     query.reset()
@@ -126,7 +127,8 @@ def tracked_step(steps, seed):
         answers.append(distance)
         if i % 50 == 0:
             errors.append(abs(distance - brute_force(link, pose, mesh, distance)))
-    figures = {'triangles': len(sheet), 'build_s': build_s, 'cold_us': cold_us,
+    figures = {'stride_mm': 1000.0 * stride, 'triangles': len(sheet), 'build_s': build_s,
+               'cold_us': cold_us,
                'step_us_p50': 1e6 * numpy.median(times), 'step_us_p99':
                1e6 * numpy.percentile(times, 99), 'pieces_per_step': float(numpy.mean(work)),
                'rebuilds': int(query.stats[1]), 'steps': len(times),
@@ -268,13 +270,23 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
     return {'coal_check_us': 1e6 * (time.perf_counter() - started) / len(qs)}
 
 
-def write_report(step, kitchen, path, command):
+def write_report(steps, kitchen, path, command):
     """Write the figures as markdown."""
     lines = ['# Exact non-convex meshes', '', f'Command: `{command}`', '',
              '## Tracked link-vs-mesh step, 100k triangles', '']
-    lines += [
+    for step in steps:
+        lines += _step_lines(step)
+    lines += _kitchen_lines(kitchen)
+    with open(path, 'w') as stream:
+        stream.write('\n'.join(lines) + '\n')
+    return path
+
+
+def _step_lines(step):
+    return [
         f'{step["triangles"]:,} triangles (an open wavy sheet), a 0.2 x 0.08 x 0.12 m box '
-        f'5-40 mm above it, 1 mm and 0.3 degrees per step, {step["steps"]} steps.', '',
+        f'5-40 mm above it, {step["stride_mm"]:g} mm and {0.3 * step["stride_mm"]:g} degrees '
+        f'per step, {step["steps"]} steps.', '',
         '| | gjk_ros MeshDistance | coal BVH distance |', '| --- | --- | --- |',
         '| tracked step, median | %.1f us | %s |' % (
             step['step_us_p50'], '%.1f us' % step['coal_us_p50'] if 'coal_us_p50' in step
@@ -287,7 +299,10 @@ def write_report(step, kitchen, path, command):
         '| largest error against brute force (%d steps) | %.1e m | %s |' % (
             step['checked'], step['max_error'], '%.1e m' % step['coal_max_difference']
             if 'coal_max_difference' in step else ''), '']
-    lines += ['## A planner check in the kitchen', '']
+
+
+def _kitchen_lines(kitchen):
+    lines = ['## A planner check in the kitchen', '']
     if kitchen is None:
         lines += ['MotionBenchMaker scenes not found (../shared/mbm or $GJK_ROS_MBM): skipped.']
     else:
@@ -307,9 +322,7 @@ def write_report(step, kitchen, path, command):
             '| contacts the hull missed | %d | | |' % kitchen['missed_by_hull'], '',
             'Exact pieces per mesh: ' + ', '.join(f'{k} {v}' for k, v in
                                                   kitchen['exact_pieces'].items()) + '.']
-    with open(path, 'w') as stream:
-        stream.write('\n'.join(lines) + '\n')
-    return path
+    return lines
 
 
 def main(argv=None):
@@ -320,10 +333,10 @@ def main(argv=None):
     parser.add_argument('--output', default=os.path.join(RESULTS, 'meshes.md'))
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     steps, configurations, passes = (200, 200, 2) if args.quick else (2000, 2000, 5)
-    step = tracked_step(steps, args.seed)
+    tracked = [tracked_step(steps, args.seed, stride) for stride in (0.001, 0.00025)]
     kitchen = kitchen_check(configurations, args.seed, passes)
     command = '.venv/bin/python -m bench.meshes_bench' + (' --quick' if args.quick else '')
-    print(write_report(step, kitchen, args.output, command))
+    print(write_report(tracked, kitchen, args.output, command))
     return 0
 
 
