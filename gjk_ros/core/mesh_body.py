@@ -60,6 +60,9 @@ __all__ = ['MeshBody', 'MeshDistance', 'LEAF_PIECES']
 
 # Pieces per leaf of the hierarchy: a leaf's pieces are tested one by one against the body's box.
 LEAF_PIECES = 4
+# Pieces a candidate list grows to before a rebuild shrinks its margin to fit instead: a longer
+# list is rebuilt less often and costs nothing per call beyond the pieces its bounds let in.
+_LIST_SHRINKS_AT = 8192
 # Deepest hierarchy walked (a complete tree over 2^40 leaves): the traversal stack's size.
 _STACK = 128
 # Work counters of MeshDistance (machine-independent): piece queries, rebuilds, nodes visited.
@@ -496,7 +499,7 @@ def _sift_down(order, keys, root, end):
 def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first, piece_low,
                piece_high, pose_a, pose_b, listed, lower, stamps, planes, keys, order, ints,
                floats, ref, cache, ws, ep, values, status, counts, stack, box, now, hill_climb,
-               stats):
+               stats, previous):
     """
     One tracked call (module docstring); returns the slot of the answer, or -1 on overflow.
 
@@ -506,7 +509,8 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
     ``ref``, the relative pose of the rebuild, by which ``order`` sorts the slots, so that a
     call stops at the first slot whose key, less the motion since ``ref``, reaches the best.
     Rows 0..C-1 of the cache and output arrays are the slots', row C keeps the best piece's
-    simplex across a rebuild. ``box`` (2, 3) and ``now`` (3, 4) are work arrays.
+    simplex across a rebuild. ``box`` (2, 3) and ``now`` (3, 4) are work arrays;
+    ``previous`` holds the list across a rebuild (``_rebuild``).
     """
     geom_a, body_a = scene_geometry(link_scene), scene_body(link_scene, 0)
     geom_b = scene_geometry(mesh_scene)
@@ -527,7 +531,7 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
                                node_high, leaf_first, piece_low, piece_high, pose_a, pose_b,
                                listed, lower, stamps, planes, keys, order, ints, floats, ref,
                                cache, ws, ep, values, status, counts, stack, box, now,
-                               hill_climb, stats, count, best, upper)
+                               hill_climb, stats, count, best, upper, previous)
         if best < 0:
             return -1
         count, moved = ints[_COUNT], 0.0
@@ -556,25 +560,21 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
         if bound < upper:
             bound = max(bound, _plane_bound(geom_a, body_a, now[0], planes, slot,
                                             lower[slot], seeds, hill_climb))
-        if bound >= upper:
-            continue
-        value = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
-                         listed[slot], slot, cache, ws, ep, values, status, counts, hill_climb,
-                         stats)
-        lower[slot] = value
-        _stamp(stamps, slot, now[0])
-        _keep_plane(values, slot, values[slot, 0], pose_b, planes)
-        if value < upper:
-            upper, best = value, slot
-    # The scanned slots' keys may have grown (a distance less the motion since ref bounds it
-    # at ref): raise them and keep ``order`` sorted (insertion from the right). Other keys are
-    # left as they are: still lower bounds, only looser.
+        if bound < upper:
+            bound = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
+                             listed[slot], slot, cache, ws, ep, values, status, counts,
+                             hill_climb, stats)
+            lower[slot] = bound
+            _stamp(stamps, slot, now[0])
+            _keep_plane(values, slot, values[slot, 0], pose_b, planes)
+            if bound < upper:
+                upper, best = bound, slot
+        # A bound here, less the motion since ref, bounds the piece at ref: its key.
+        keys[slot] = max(keys[slot], bound - moved)
+    # Keep ``order`` sorted by the raised keys (insertion from the right, over the scanned
+    # slots only: the others' keys are unchanged, still lower bounds).
     for r in range(scanned - 1, -1, -1):
-        slot = order[r]
-        grown = lower[slot] - _motion(stamps[slot], ref, body_a)
-        if grown > keys[slot]:
-            keys[slot] = grown
-            _sift_right(order, keys, r, count)
+        _sift_right(order, keys, r, count)
     ints[_BEST] = best
     return best
 
@@ -583,14 +583,31 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
 def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, leaf_first,
              piece_low, piece_high, pose_a, pose_b, listed, lower, stamps, planes, keys, order,
              ints, floats, ref, cache, ws, ep, values, status, counts, stack, box, now,
-             hill_climb, stats, count, best, upper):
-    """List the pieces within ``T`` of A at this pose; return (best slot, its distance)."""
+             hill_climb, stats, count, best, upper, previous):
+    """
+    List the pieces within ``T`` of A at this pose; return (best slot, its distance).
+
+    A piece that was listed before keeps its bound (distance, pose and plane of its last
+    measurement), so a rebuild measures again only what its bound cannot rule out.
+    ``previous`` = (listed, lower, stamps, planes) copies and the piece -> old slot map (-1).
+    The list grows (an overflow, -1, for the caller to enlarge) up to ``_LIST_SHRINKS_AT``
+    pieces before the margin shrinks to fit it.
+    """
     capacity = listed.shape[0]
+    old_listed, old_lower, old_stamps, old_planes, slot_of = previous
     stats[_REBUILDS] += 1
     carried = -1
     if count > 0:
         carried = listed[best]
         _copy_simplex(cache, best, capacity)
+    for s in range(count):
+        old_listed[s], old_lower[s] = listed[s], lower[s]
+        slot_of[listed[s]] = s
+        for c in range(4):
+            old_planes[s, c] = planes[s, c]
+            for r in range(3):
+                old_stamps[s, r, c] = stamps[s, r, c]
+    old_count = count
     for r in range(3):
         for c in range(4):
             ref[r, c] = now[0, r, c]
@@ -611,7 +628,9 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
                          box_high, threshold, listed, keys, stack, stats)
         if count >= 0:
             break
-        if margin == 0.0:
+        if margin == 0.0 or capacity < min(_LIST_SHRINKS_AT, slot_of.shape[0]):
+            for s in range(old_count):
+                slot_of[old_listed[s]] = -1
             ints[_COUNT] = 0
             ints[_OVERFLOW] = 1
             return -1, math.inf
@@ -619,9 +638,18 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
     best = -1
     for slot in range(count):
         order[slot] = slot
-        lower[slot] = keys[slot]
-        _stamp(stamps, slot, ref)
-        planes[slot, 3] = math.nan
+        old = slot_of[listed[slot]]
+        if old >= 0:
+            lower[slot] = old_lower[old]
+            for c in range(4):
+                planes[slot, c] = old_planes[old, c]
+                for r in range(3):
+                    stamps[slot, r, c] = old_stamps[old, r, c]
+            keys[slot] = max(keys[slot], lower[slot] - _motion(stamps[slot], ref, body_a))
+        else:
+            lower[slot] = keys[slot]
+            _stamp(stamps, slot, ref)
+            planes[slot, 3] = math.nan
         if listed[slot] == carried:
             _copy_simplex(cache, capacity, slot)
             best = slot
@@ -639,7 +667,8 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
             if slot != best:
                 keys[slot] = max(keys[slot], _below(piece_low, piece_high, listed[slot],
                                                     planes, best) - planes[best, 3])
-                lower[slot] = keys[slot]
+    for s in range(old_count):
+        slot_of[old_listed[s]] = -1
     _sort_slots(order, keys, count)
     ints[_COUNT], ints[_BEST] = count, best
     floats[_THRESHOLD] = threshold
@@ -681,6 +710,7 @@ class MeshDistance:
         self._ws, self._ep = workspace(), epa_workspace()
         self._stack = np.zeros(_STACK, np.int64)
         self._box = np.zeros((2, 3))
+        self._slot_of = np.full(mesh.num_pieces, -1, np.int64)
         self._now = np.zeros((1, 3, 4))
         self._allocate(min(max(int(capacity), 1), mesh.num_pieces))
         self._answer = None
@@ -692,6 +722,8 @@ class MeshDistance:
         self._planes = np.zeros((capacity, 4))
         self._keys = np.zeros(capacity)
         self._order = np.zeros(capacity, np.int64)
+        self._previous = (np.zeros(capacity, np.int64), np.zeros(capacity),
+                          np.zeros((capacity, 3, 4)), np.zeros((capacity, 4)), self._slot_of)
         self._ints = np.zeros(3, np.int64)
         self._floats = np.array([0.0, self.margin])
         self._ref = np.zeros((3, 4))
@@ -717,7 +749,8 @@ class MeshDistance:
                               self._listed, self._lower, self._stamps, self._planes,
                               self._keys, self._order, self._ints, self._floats, self._ref,
                               self._cache, self._ws, self._ep, *self._out, self._stack,
-                              self._box, self._now, self.hill_climb, self.stats)
+                              self._box, self._now, self.hill_climb, self.stats,
+                              self._previous)
             if slot >= 0:
                 break
             self._allocate(min(2 * self.capacity, m.num_pieces))
