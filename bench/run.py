@@ -33,8 +33,8 @@ import time
 
 import numpy
 
-from . import (contact_suite, motion_bench, observations_bench, peer_targets, peers, reference,
-               report, scenes)
+from . import (contact_suite, meshes_bench, motion_bench, observations_bench, peer_targets, peers,
+               reference, report, scenes)
 from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
@@ -631,6 +631,7 @@ def run_benchmark(config, progress=None):
             progress('swept distances: arm scenes at 30 Hz')
         motion_bench.main(['--output', os.path.join(config.out, 'motion.md'), '--seed',
                            str(config.seed)] + (['--cycles', '20'] if config.quick else []))
+    meshes_bench.run_in_suite(config, progress)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results

@@ -103,7 +103,7 @@ def _add_warmup(subparsers):
     # than imported, so that `gjk-ros --help` does not load numba.
     parser.add_argument('--group', action='append', default=[], metavar='NAME',
                         help="compile this group instead of the node's (repeatable): "
-                             'pairset, points, planning, signed_distance or swept')
+                             'pairset, points, planning, signed_distance, swept or meshes')
     parser.set_defaults(handler=_run_warmup)
 
 

@@ -182,7 +182,8 @@ def test_read_only_install_without_user_cache_uses_numbas_user_folder(tmp_path):
 
 def test_warm_up_covers_every_public_entry_point():
     """The groups compile what the node (PairSet), the planner, signed_distance, swept run."""
-    assert set(warmup.GROUPS) == {'pairset', 'signed_distance', 'planning', 'points', 'swept'}
+    assert set(warmup.GROUPS) == {'pairset', 'signed_distance', 'planning', 'points', 'swept',
+                                  'meshes'}
     seconds = warmup.warm_up(warmup.GROUPS, jobs=1)  # here: the suite compiles these anyway
     assert list(seconds) == list(warmup.GROUPS)
 
@@ -192,7 +193,8 @@ def test_the_node_groups_leave_out_the_planner_and_the_single_pair_api():
     assert warmup.GROUPS[:len(warmup.NODE_GROUPS)] == warmup.NODE_GROUPS  # compiled first
 
 
-@pytest.mark.parametrize('name', ['pairset', 'signed_distance', 'planning', 'points', 'swept'])
+@pytest.mark.parametrize('name', ['pairset', 'signed_distance', 'planning', 'points', 'swept',
+                                  'meshes'])
 def test_warm_up_group_runs_the_public_api(name):
     assert warmup.warm_up_group(name) >= 0.0
 

@@ -211,7 +211,7 @@ def test_shape_and_pose_counts_must_agree():
     message = collision_object(primitives=[CASES['BOX'][0]])
     message.primitive_poses = []
     _, found = scene_object(message)
-    assert '0 primitive_poses for 1 primitives' in found.error
+    assert 'primitive_poses: 0 poses for 1 primitives' in found.error
 
 
 def test_limits_bound_meshes_and_shape_counts():

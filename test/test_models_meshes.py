@@ -439,3 +439,23 @@ def test_nearest_candidate_distances_match_trimesh_with_degenerate_triangles():
                                               np.repeat(points, 8, axis=0))
     expected = np.linalg.norm(closest - np.repeat(points, 8, axis=0), axis=1)
     np.testing.assert_allclose(ours, expected.reshape(-1, 8).min(axis=1), rtol=0, atol=1e-12)
+
+
+def test_load_mesh_triangles_scales_and_checks_like_the_hull(tmp_path):
+    path = write(l_shape_mesh(), tmp_path / 'l.stl')
+    resolver = ResourceResolver()
+    mesh = trimesh.load(path, process=False)
+    triangles = resolver.load_mesh_triangles(str(path), (2.0, 1.0, 0.5))
+    assert triangles.shape == (len(mesh.faces), 3, 3)
+    assert np.allclose(triangles, mesh.triangles * [2.0, 1.0, 0.5])
+    with pytest.raises(ModelError, match='cannot open mesh file'):
+        resolver.load_mesh_triangles(str(tmp_path / 'missing.stl'))
+
+
+def test_exact_pieces_are_decomposed_once_per_key(tmp_path):
+    path = write(l_shape_mesh(), tmp_path / 'l.stl')
+    resolver = ResourceResolver()
+    triangles = resolver.load_mesh_triangles(str(path))
+    first = resolver.exact_pieces(('l', 1.0), triangles, 64)
+    assert resolver.exact_pieces(('l', 1.0), triangles, 64) is first
+    assert first.watertight and len(first.solids) >= 2  # an L: not one convex piece

@@ -24,8 +24,8 @@ import pytest
 
 pytest.importorskip('visualization_msgs.msg')
 
-from gjk_ros.ros.outputs import hull_markers as markers_module  # noqa: E402, I100
-from gjk_ros.core.rigid import matrix_to_quaternion  # noqa: E402
+from gjk_ros.core.rigid import matrix_to_quaternion  # noqa: E402, I100
+from gjk_ros.ros.outputs import hull_markers as markers_module  # noqa: E402
 from gjk_ros.ros.outputs.hull_markers import (HULL_COLOURS, hull_state, LINK,  # noqa: E402
                                               MarkerBuilder, OBSTACLE, PieceView,
                                               shape_triangles)

@@ -247,7 +247,7 @@ def test_robot_decomposes_matching_meshes_once(tmp_path, monkeypatch):
     assert robot.pair_set.num_bodies == 5 + 2
     again = RobotDistances(ARM_URDF, **options)
     assert len(calls) == 1 and again.pair_set.num_bodies == 7
-    hull_only = RobotDistances(ARM_URDF, obstacles=[obstacle])
+    hull_only = RobotDistances(ARM_URDF, obstacles=[obstacle], mesh_mode='hull')
     assert hull_only.pair_set.num_bodies == 6
 
 

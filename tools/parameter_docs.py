@@ -15,8 +15,8 @@
 """
 Write the node's parameter documentation from its one specification.
 
-``gjk_ros/ros/params/catalogue.py`` (``PARAMETERS``) holds each parameter's name, type, default, range,
-description and the components it reconfigures; the node declares its parameters from it (so
+``gjk_ros/ros/params/catalogue.py`` (``PARAMETERS``) holds each parameter's name, type, default,
+range, description and the components it reconfigures; the node declares its parameters from it (so
 ``ros2 param describe`` shows the same text). This script writes the two human copies of it:
 
 - ``config/gjk_distance.yaml``: every parameter with its default, its description as comment;

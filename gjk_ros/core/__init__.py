@@ -44,9 +44,10 @@ GDC 2001 (EPA).
 
 from .cache import SimplexCache
 from .distance import DistanceQuery, signed_distance
+from .mesh_body import MeshBody, MeshDistance
 from .pairset import PairSet
 from .polytope import ConvexPolytope
 from .status import DistanceResult, Status
 
 __all__ = ['ConvexPolytope', 'SimplexCache', 'DistanceResult', 'Status', 'signed_distance',
-           'DistanceQuery', 'PairSet']
+           'DistanceQuery', 'PairSet', 'MeshBody', 'MeshDistance']

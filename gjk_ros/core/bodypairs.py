@@ -19,6 +19,9 @@ A body (a robot link, an obstacle) is a union of convex pieces. Every (piece of 
 piece of the second body) is one tracked pair of a single core :class:`PairSet`, and a body
 pair's answer is that of its closest measured piece pair: exact when the bodies are apart; when
 pieces overlap it is the deepest piece overlap, the usual measure for unions of convex pieces.
+A piece pair marked ``unsigned`` (a link against a flat piece of an open mesh surface, which
+has no inside: ``mesh_pieces``) counts a negative distance as 0, TOUCHING, with both witnesses
+at the flat piece's point deepest in the link.
 
 Padding is an inflation of each body (the node's ``padding``, MoveIt's ``link_padding``): a
 body pair's padding is the sum of its two bodies' inflations. It comes off the signed distance;
@@ -44,6 +47,7 @@ __all__ = ['BodyPairs', 'MEASURED', 'reduce_pairs']
 MEASURED = np.array([s in (Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
                            Status.MAX_ITERATIONS, Status.DEGENERATE) for s in range(8)])
 _BEYOND, _INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
+_TOUCHING = int(Status.TOUCHING)
 # Configurations per compiled PairSet call in update_sequence: the piece-level work arrays of a
 # chunk stay in cache and are reused, so a long sequence allocates only its results.
 CHUNK = 64
@@ -61,27 +65,43 @@ def padded_row(source, pad_first, pad_second, row):
     row[10] = source[10]
 
 
+@njit(inline=True)
+def _unsigned_row(source, pad_first, pad_second, row):
+    """Overwrite a padded row with contact at the flat piece's witness (``unsigned`` pairs)."""
+    row[0] = -pad_first - pad_second
+    for c in range(3):
+        normal = source[7 + c]
+        row[1 + c] = source[4 + c] + pad_first * normal
+        row[4 + c] = source[4 + c] - pad_second * normal
+    row[10] = 0.0
+
+
 @njit
-def reduce_pairs(values, status, counts, groups, sizes, pad_first, pad_second, measured, rows,
-                 pair_status, totals, best):
+def reduce_pairs(values, status, counts, groups, sizes, pad_first, pad_second, measured,
+                 unsigned, rows, pair_status, totals, best):
     """
     Closest piece pair of every body pair, padded; one compiled pass over N steps.
 
     ``values``, ``status``, ``counts`` (N, m, ...) are PairSet rows; ``groups[k, :sizes[k]]``
-    the piece pairs of body pair ``k``. The closest measured piece pair gives the row; with none
-    measured the row is NaN and the status BEYOND if any piece pair was, else INACTIVE.
+    the piece pairs of body pair ``k``. The closest measured piece pair gives the row (an
+    ``unsigned`` piece pair's value never below 0); with none measured the row is NaN and the
+    status BEYOND if any piece pair was, else INACTIVE.
     Counters (GJK iterations, support calls) are summed over the group.
     """
     for n in range(values.shape[0]):
         for k in range(groups.shape[0]):
             chosen, beyond, iterations, supports = -1, False, 0, 0
+            closest = math.inf
             for g in range(sizes[k]):
                 p = groups[k, g]
                 iterations += counts[n, p, 0]
                 supports += counts[n, p, 1]
                 if measured[status[n, p]]:
-                    if chosen < 0 or values[n, p, 0] < values[n, chosen, 0]:
-                        chosen = p
+                    value = values[n, p, 0]
+                    if unsigned[p] and value < 0.0:
+                        value = 0.0
+                    if chosen < 0 or value < closest:
+                        chosen, closest = p, value
                 elif status[n, p] == _BEYOND:
                     beyond = True
             totals[n, k, 0], totals[n, k, 1] = iterations, supports
@@ -93,6 +113,9 @@ def reduce_pairs(values, status, counts, groups, sizes, pad_first, pad_second, m
                 continue
             pair_status[n, k] = status[n, chosen]
             padded_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
+            if unsigned[chosen] and values[n, chosen, 0] < 0.0:
+                _unsigned_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
+                pair_status[n, k] = _TOUCHING
 
 
 class BodyPairs:
@@ -110,6 +133,9 @@ class BodyPairs:
         Inflation of the first and of the second body of each body pair (metres).
     piece_keys : sequence of hashable, optional
         Identity of each piece across rebuilds (for :meth:`carry_over`); default the pieces.
+    unsigned : sequence of bool, optional
+        Per piece: True for a flat piece of an open surface; a piece pair with one counts a
+        negative distance as 0 (module docstring). Default none.
     hill_climb, tracking : bool
         Passed to the PairSet.
 
@@ -121,7 +147,7 @@ class BodyPairs:
     """
 
     def __init__(self, pieces, groups, pad_first, pad_second, *, piece_keys=None,
-                 hill_climb=True, tracking=True):
+                 unsigned=None, hill_climb=True, tracking=True):
         """Lay out the piece pairs group by group and allocate every answer array once."""
         self.pieces = tuple(pieces)
         groups = [list(map(tuple, group)) for group in groups]
@@ -137,6 +163,10 @@ class BodyPairs:
         self.pad_first = np.array(pad_first, np.float64).reshape(len(groups))
         self.pad_second = np.array(pad_second, np.float64).reshape(len(groups))
         self.pair_padding = (self.pad_first + self.pad_second)[self.owner]
+        flat = np.zeros(len(self.pieces), bool) if unsigned is None else \
+            np.asarray(unsigned, bool).reshape(len(self.pieces))
+        self.unsigned = np.ascontiguousarray(
+            flat[self.piece_pairs].any(axis=1) if len(piece_pairs) else np.zeros(0, bool))
         self.max_padding = float((self.pad_first + self.pad_second).max(initial=0.0))
         keys = self.pieces if piece_keys is None else tuple(piece_keys)
         self._keys = [(keys[a], keys[b]) for a, b in piece_pairs]
@@ -181,8 +211,8 @@ class BodyPairs:
         p = self.pair_set
         values, status, counts = p._out
         reduce_pairs(values[None], status[None], counts[None], self.groups, self.group_sizes,
-                     self.pad_first, self.pad_second, MEASURED, self.rows, self.status,
-                     self.totals, self.best)
+                     self.pad_first, self.pad_second, MEASURED, self.unsigned, self.rows,
+                     self.status, self.totals, self.best)
         return self.rows[0], self.status[0]
 
     def update_sequence(self, poses, answers, active=None, max_distance=math.inf):
@@ -198,7 +228,8 @@ class BodyPairs:
                                           max_distance=max_distance + self.max_padding,
                                           out=(values, status, counts))
             reduce_pairs(values, status, counts, self.groups, self.group_sizes, self.pad_first,
-                         self.pad_second, MEASURED, *(a[start:stop] for a in answers))
+                         self.pad_second, MEASURED, self.unsigned,
+                         *(a[start:stop] for a in answers))
         return answers
 
     def _piece_buffers(self, count):

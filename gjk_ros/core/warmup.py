@@ -25,7 +25,9 @@ never calls:
 - ``points``: the observation sources' point kernels (clouds and scans);
 - ``planning``: the planner's chain, collision checks and sequences;
 - ``signed_distance``: the single-pair API;
-- ``swept``: swept distances between two samples (``core.swept``, ``core.interpolation``).
+- ``swept``: swept distances between two samples (``core.swept``, ``core.interpolation``);
+- ``meshes``: exact non-convex meshes (``core.mesh_body``: the tracked link-versus-mesh step and
+  its rebuild; ``core.winding``), which the planner's exact mesh obstacles run.
 
 ``NODE_GROUPS`` are what the node runs. ``gjk-ros warmup`` compiles them once after an install
 (``make install`` does; a colcon user runs ``ros2 run gjk_ros gjk-ros warmup`` after ``colcon
@@ -53,7 +55,7 @@ import numpy as np
 __all__ = ['warm_up', 'warm_up_group', 'GROUPS', 'NODE_GROUPS', 'cache_directory']
 
 # Every group, in the order they are handed to the worker processes: the node's first.
-GROUPS = ('pairset', 'points', 'planning', 'signed_distance', 'swept')
+GROUPS = ('pairset', 'points', 'planning', 'signed_distance', 'swept', 'meshes')
 # The groups the distance node runs.
 NODE_GROUPS = ('pairset', 'points')
 # A group that calls another group's non-inlined kernels, and that group.
@@ -173,7 +175,24 @@ def _warm_swept():
     swept.update(motion, max_distance=1.0)
 
 
-_WARMERS = {'pairset': _warm_pairset, 'swept': _warm_swept,
+def _warm_meshes():
+    """Compile the exact mesh kernels: winding numbers, the tracked step and its rebuild."""
+    from .mesh_body import MeshBody, MeshDistance
+    from .winding import winding_numbers
+    corners = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    faces = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    triangles = corners[faces]
+    winding_numbers(np.array([[0.1, 0.1, 0.1], [2.0, 2.0, 2.0]]), triangles)
+    link = _bodies()[0]
+    for mesh in (MeshBody.from_triangles(triangles), MeshBody.from_mesh(triangles)):
+        pair = MeshDistance(link, mesh)
+        for x in (0.6, 0.55, 0.2, 3.0):
+            pose = np.eye(4)
+            pose[:3, 3] = x
+            pair(pose, np.eye(4))
+
+
+_WARMERS = {'pairset': _warm_pairset, 'swept': _warm_swept, 'meshes': _warm_meshes,
             'signed_distance': _warm_signed_distance,
             'planning': _warm_planning, 'points': _warm_points}
 

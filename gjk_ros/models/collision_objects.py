@@ -25,23 +25,33 @@ own pose (``primitive_poses``, ``mesh_poses``, ``plane_poses``):
 - SolidPrimitive BOX [x, y, z], SPHERE [radius], CYLINDER and CONE [height, radius] (axis z,
   centred; the cone's tip at +height/2), all exact; PRISM [height] with ``polygon`` (x, y of
   its points): the hull of the polygon extruded to z = +-height/2.
-- Mesh: the convex hull of its triangles (a warning names the object when the mesh is not
-  convex).
+- Mesh: by ``mesh_mode`` (``gjk_ros.models.mesh_bodies``): its convex hull (``hull``, a
+  warning names the object when the mesh is not convex), its exact convex pieces (``exact``;
+  open parts as unsigned surface pieces, a warning names a mesh that is not watertight) or its
+  CoACD parts (``parts``). A mesh may also name a file: ``resource`` (a URI, as
+  MotionBenchMaker's scenes do) with an optional ``scale``.
 - Plane ``coef`` (a, b, c, d): the half-space a x + b y + c z + d <= 0 (the plane equation of
   the message; the normal (a, b, c) points out of the solid): a table top, a floor, a wall.
 
 Subframes, ``type`` and colours carry no geometry and are ignored. Every rejection is one
-:class:`ModelError` naming the object's id and what is wrong, never the values.
+:class:`ModelError` naming the object's id, the field (``primitive_poses[1].orientation``)
+and what is wrong, never the values.
+
+Besides the message's own form, the YAML shorthand of robowflex (MotionBenchMaker's scene
+files) is read: a position as ``[x, y, z]``, an orientation as ``[x, y, z, w]`` and a
+primitive ``type`` by name (``box``, ``sphere``, ``cylinder``, ``cone``, ``prism``).
 
 The scene semantics (``SceneState``) follow MoveIt's ``PlanningScene`` (docs/planning_scene.md).
 """
 
 from dataclasses import dataclass, field, replace
+import hashlib
 import math
 
 from gjk_ros.core.rigid import tf2_quaternion
 from gjk_ros.models import primitives
 from gjk_ros.models.errors import ModelError
+from gjk_ros.models.mesh_bodies import DEFAULT_MAX_PIECES, exact_pieces
 from gjk_ros.models.meshes import HULL_WARNING_THRESHOLD, mesh_shape, triangles_hull
 from gjk_ros.models.pieces import CollisionPiece
 from gjk_ros.models.transforms import quaternion_to_matrix
@@ -49,8 +59,9 @@ from gjk_ros.models.values import MAX_MAGNITUDE
 import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
-           'collision_object_pieces', 'MOVE', 'REMOVE', 'scaled_shape', 'scene_object',
-           'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate', 'shape_centre']
+           'collision_object_pieces', 'MeshOptions', 'MOVE', 'REMOVE', 'scaled_shape',
+           'scene_object', 'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate',
+           'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
 ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
@@ -93,7 +104,35 @@ def _operation(value):
 
 
 def _xyz(point):
+    if isinstance(point, (list, tuple, np.ndarray)):  # robowflex's shorthand [x, y, z]
+        if len(point) != 3:
+            raise ValueError(f'expected [x, y, z], got {len(point)} numbers')
+        return [float(value) for value in point]
     return [float(_get(point, axis)) for axis in ('x', 'y', 'z')]
+
+
+def _xyzw(orientation):
+    if isinstance(orientation, (list, tuple, np.ndarray)):  # robowflex's [x, y, z, w]
+        if len(orientation) != 4:
+            raise ValueError(f'expected [x, y, z, w], got {len(orientation)} numbers')
+        return [float(value) for value in orientation]
+    return [float(_get(orientation, axis)) for axis in ('x', 'y', 'z', 'w')]
+
+
+class _Field:
+    """Prefix the ValueError or TypeError raised in a block with a field path."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is not None and issubclass(kind, (ValueError, TypeError)) and \
+                not issubclass(kind, ModelError):
+            raise ValueError(f'{self.path}: {error}') from None
+        return False
 
 
 def pose_matrix(pose):
@@ -111,14 +150,15 @@ def pose_matrix(pose):
     matrix = np.eye(4)
     if pose is None:
         return matrix
-    position = _xyz(_get(pose, 'position'))
-    if not all(abs(value) <= MAX_MAGNITUDE for value in position):
-        raise ValueError(f'a pose position is not finite or beyond {MAX_MAGNITUDE:g} m')
-    orientation = _get(pose, 'orientation')
-    quaternion = [float(_get(orientation, axis)) for axis in ('x', 'y', 'z', 'w')]
-    unit, reason = tf2_quaternion(quaternion)
-    if unit is None:
-        raise ValueError(f'a pose orientation is not a rotation ({reason})')
+    with _Field('position'):
+        position = _xyz(_get(pose, 'position'))
+        if not all(abs(value) <= MAX_MAGNITUDE for value in position):
+            raise ValueError(f'not finite or beyond {MAX_MAGNITUDE:g} m')
+    with _Field('orientation'):
+        quaternion = _xyzw(_get(pose, 'orientation'))
+        unit, reason = tf2_quaternion(quaternion)
+        if unit is None:
+            raise ValueError(f'not a rotation ({reason})')
     matrix[:3, :3] = quaternion_to_matrix(unit)
     matrix[:3, 3] = position
     return matrix
@@ -154,19 +194,30 @@ def _shape_poses(message, shapes_field, poses_field, count):
     if not poses and isinstance(message, dict) and poses_field not in message:
         return [np.eye(4)] * count  # a dict may leave out the poses: identity
     if len(poses) != count:
-        raise ValueError(f'{len(poses)} {poses_field} for {count} {shapes_field}')
-    return [pose_matrix(pose) for pose in poses]
+        raise ValueError(f'{poses_field}: {len(poses)} poses for {count} {shapes_field}')
+    matrices = []
+    for i, pose in enumerate(poses):
+        with _Field(f'{poses_field}[{i}]'):
+            matrices.append(pose_matrix(pose))
+    return matrices
 
 
 def _primitive(primitive):
-    kind = int(_get(primitive, 'type'))
+    kind = _get(primitive, 'type')
+    if isinstance(kind, str) and not kind.strip().isdigit():  # robowflex's shorthand: 'box'
+        names = {name.lower(): code for code, name in PRIMITIVE_NAMES.items()}
+        if kind.strip().lower() not in names:
+            raise ValueError(f'type: unknown SolidPrimitive type {kind!r} (box, sphere, '
+                             'cylinder, cone, prism)')
+        kind = names[kind.strip().lower()]
+    kind = int(kind)
     name = PRIMITIVE_NAMES.get(kind)
     if name is None:
         raise ValueError(f'unknown SolidPrimitive type {kind} (BOX 1, SPHERE 2, CYLINDER 3, '
                          'CONE 4, PRISM 5)')
     dimensions = [float(value) for value in _get(primitive, 'dimensions', [])]
     if len(dimensions) != _DIMENSIONS[kind]:
-        raise ValueError(f'{name} takes {_DIMENSIONS[kind]} dimensions, got {len(dimensions)}')
+        raise ValueError(f'dimensions: {name} takes {_DIMENSIONS[kind]}, got {len(dimensions)}')
     if kind == BOX:
         return primitives.box(dimensions)
     if kind == SPHERE:
@@ -195,23 +246,78 @@ def _prism(height, points):
     return shape._replace(description=f'prism of {len(corners)} sides height {height:g}')
 
 
-def _mesh(mesh, object_id, limits, hull_warning_threshold):
-    vertices = np.array([_xyz(point) for point in _get(mesh, 'vertices', [])]).reshape(-1, 3)
-    triangles = np.array([list(_get(triangle, 'vertex_indices'))
-                          for triangle in _get(mesh, 'triangles', [])], dtype=np.int64)
-    if len(triangles) == 0 or len(vertices) == 0:
-        raise ValueError('mesh has no triangles')
-    triangles = triangles.reshape(-1, 3)
-    if limits is not None and (len(vertices) > limits.max_points
-                               or len(triangles) > limits.max_mesh_triangles):
-        raise ValueError(f'mesh of {len(vertices)} vertices and {len(triangles)} triangles '
-                         f'exceeds max_points ({limits.max_points}) or max_mesh_triangles '
-                         f'({limits.max_mesh_triangles})')
-    if triangles.min() < 0 or triangles.max() >= len(vertices):
-        raise ValueError('mesh triangle indices beyond its vertices')
-    info = triangles_hull(object_id, vertices[triangles])
-    return mesh_shape(info, f'mesh of {len(triangles)} triangles', np.ones(3), object_id,
-                      hull_warning_threshold)
+@dataclass(frozen=True)
+class MeshOptions:
+    """How collision-object meshes become pieces (``gjk_ros.models.mesh_bodies``)."""
+
+    mode: str = 'hull'
+    resolver: object = None
+    max_pieces: int = DEFAULT_MAX_PIECES
+
+
+def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
+    """Return the (shape, pose, piece class) items of one mesh, by ``options.mode``."""
+    resource = _get(mesh, 'resource', None)
+    if resource:
+        triangles, label = _resource_triangles(mesh, str(resource), options)
+    else:
+        triangles, label = _message_triangles(mesh, limits)
+    if options.mode == 'exact':
+        key = ('message', hashlib.sha256(triangles.tobytes()).hexdigest())
+        pieces, use = exact_pieces(object_id, '', pose, triangles, label,
+                                   resolver=options.resolver, key=key,
+                                   max_pieces=options.max_pieces)
+        if pieces is not None:
+            return [(primitives.Shape(p.shape, p.description, p.warnings), p.origin, type(p))
+                    for p in pieces]
+    info = triangles_hull(object_id, triangles)
+    shape = mesh_shape(info, label, np.ones(3), object_id, hull_warning_threshold)
+    if options.mode == 'exact':  # too many pieces to be exact: the hull, and say so
+        shape = shape._replace(warnings=shape.warnings + (use.note,))
+    if options.mode == 'parts' and not info.is_convex:
+        from gjk_ros.models.decomposition import decompose_mesh
+        points, inverse = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
+        parts = decompose_mesh(points, inverse.reshape(-1, 3), {})
+        return [(primitives.point_hull(part, 0.0, f'{label}: CoACD part {i + 1} of '
+                                       f'{len(parts)}'), pose, CollisionPiece)
+                for i, part in enumerate(parts)]
+    return [(shape, pose, CollisionPiece)]
+
+
+def _message_triangles(mesh, limits):
+    with _Field('vertices'):
+        vertices = np.array([_xyz(point) for point in _get(mesh, 'vertices', [])]
+                            ).reshape(-1, 3)
+    with _Field('triangles'):
+        triangles = np.array([list(_get(triangle, 'vertex_indices'))
+                              if not isinstance(triangle, (list, tuple)) else list(triangle)
+                              for triangle in _get(mesh, 'triangles', [])], dtype=np.int64)
+        if len(triangles) == 0 or len(vertices) == 0:
+            raise ValueError('the mesh has no triangles')
+        triangles = triangles.reshape(-1, 3)
+        if limits is not None and (len(vertices) > limits.max_points
+                                   or len(triangles) > limits.max_mesh_triangles):
+            raise ValueError(f'mesh of {len(vertices)} vertices and {len(triangles)} triangles '
+                             f'exceeds max_points ({limits.max_points}) or max_mesh_triangles '
+                             f'({limits.max_mesh_triangles})')
+        if triangles.min() < 0 or triangles.max() >= len(vertices):
+            raise ValueError('triangle indices beyond the vertices')
+    return vertices[triangles], f'mesh of {len(triangles)} triangles'
+
+
+def _resource_triangles(mesh, uri, options):
+    from gjk_ros.models.meshes import default_resolver
+    resolver = options.resolver or default_resolver()
+    with _Field('scale'):
+        scale = np.array([float(v) for v in np.ravel(_get(mesh, 'scale', [1.0]))])
+        scale = np.repeat(scale, 3) if scale.size == 1 else scale
+        if scale.size != 3:
+            raise ValueError(f'expected 1 or 3 numbers, got {scale.size}')
+    with _Field('resource'):
+        try:
+            return resolver.load_mesh_triangles(uri, scale), f'mesh {uri}'
+        except ModelError as error:
+            raise ValueError(error.reason) from None
 
 
 def _plane(plane):
@@ -243,8 +349,8 @@ def _rotation_from_z(axis):
     return np.eye(3) + skew + skew @ skew / (1.0 + cosine)
 
 
-def _shapes(message, object_id, limits, threshold):
-    """(shape, pose in the object frame) of every shape of a CollisionObject."""
+def _shapes(message, object_id, limits, threshold, options):
+    """(Shape, pose in the object frame, piece class) of every shape of a CollisionObject."""
     found = []
     primitives_ = list(_get(message, 'primitives', []) or [])
     meshes = list(_get(message, 'meshes', []) or [])
@@ -254,17 +360,23 @@ def _shapes(message, object_id, limits, threshold):
         raise ValueError(f'{count} shapes exceed max_markers_per_message '
                          f'({limits.max_markers_per_message})')
     poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_))
-    found += [(_primitive(p), pose) for p, pose in zip(primitives_, poses)]
+    for i, (primitive, pose) in enumerate(zip(primitives_, poses)):
+        with _Field(f'primitives[{i}]'):
+            found.append((_primitive(primitive), pose, CollisionPiece))
     poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes))
-    found += [(_mesh(m, object_id, limits, threshold), pose) for m, pose in zip(meshes, poses)]
+    for i, (mesh, pose) in enumerate(zip(meshes, poses)):
+        with _Field(f'meshes[{i}]'):
+            found += _mesh(mesh, object_id, limits, threshold, options, pose)
     poses = _shape_poses(message, 'planes', 'plane_poses', len(planes))
-    for plane, pose in zip(planes, poses):
-        shape, origin = _plane(plane)
-        found.append((shape, pose @ origin))
+    for i, (plane, pose) in enumerate(zip(planes, poses)):
+        with _Field(f'planes[{i}]'):
+            shape, origin = _plane(plane)
+        found.append((shape, pose @ origin, CollisionPiece))
     return found
 
 
-def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD):
+def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD,
+                 mesh_options=None):
     """
     Convert a CollisionObject (message or dict) to a :class:`SceneObject` and its operation.
 
@@ -279,6 +391,8 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
         ``IngestLimits``: the cap on shapes per object); None: unbounded.
     hull_warning_threshold : float
         Metres a mesh hull may reach beyond the mesh before a warning says so.
+    mesh_options : MeshOptions, optional
+        The mesh mode (default ``hull``), the resolver of ``resource`` meshes, the piece cap.
 
     Returns
     -------
@@ -295,19 +409,19 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
         operation = _operation(_get(message, 'operation', ADD))
         if operation not in OPERATION_NAMES:
             raise ValueError(f'unknown operation {operation}')
-        pose = pose_matrix(_get(message, 'pose', None))
-        shapes = [] if operation == REMOVE else _shapes(message, object_id, limits,
-                                                        hull_warning_threshold)
+        with _Field('pose'):
+            pose = pose_matrix(_get(message, 'pose', None))
+        shapes = [] if operation == REMOVE else _shapes(
+            message, object_id, limits, hull_warning_threshold, mesh_options or MeshOptions())
     except (ValueError, TypeError, ModelError) as error:
         reason = error.reason if isinstance(error, ModelError) else str(error)
         return operation, SceneObject(object_id, frame_id, np.eye(4), error=reason)
-    pieces = tuple(CollisionPiece(object_id, frame_id, origin, shape.polytope,
-                                  shape.description, shape.warnings)
-                   for shape, origin in shapes)
+    pieces = tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
+                        shape.warnings) for shape, origin, kind in shapes)
     return operation, SceneObject(object_id, frame_id, pose, pieces)
 
 
-def collision_object_pieces(message, *, limits=None):
+def collision_object_pieces(message, *, limits=None, mesh_options=None):
     """
     Return the pieces of a CollisionObject (message or dict), each placed in its frame.
 
@@ -319,7 +433,7 @@ def collision_object_pieces(message, *, limits=None):
         Naming the object's id, for anything invalid, or an object with no shapes.
 
     """
-    _, found = scene_object(message, limits=limits)
+    _, found = scene_object(message, limits=limits, mesh_options=mesh_options)
     if found.error is not None:
         raise ModelError(found.id or '<no id>', found.error)
     if not found.pieces:
@@ -337,7 +451,7 @@ class AttachedObject:
 
 
 def attached_object(message, *, limits=None,
-                    hull_warning_threshold=HULL_WARNING_THRESHOLD):
+                    hull_warning_threshold=HULL_WARNING_THRESHOLD, mesh_options=None):
     """
     Convert an AttachedCollisionObject (message or dict): (operation, AttachedObject).
 
@@ -345,7 +459,8 @@ def attached_object(message, *, limits=None,
     otherwise it is expressed in the link frame once, when attached (``resolve_into``).
     """
     operation, found = scene_object(_get(message, 'object'), limits=limits,
-                                    hull_warning_threshold=hull_warning_threshold)
+                                    hull_warning_threshold=hull_warning_threshold,
+                                    mesh_options=mesh_options)
     link = str(_get(message, 'link_name', '')).lstrip('/')
     if found.frame_id in ('', link):
         found = replace(found, frame_id=link)
@@ -420,11 +535,13 @@ class SceneUpdate:
     problems: list = field(default_factory=list)
 
 
-def scene_update(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD):
+def scene_update(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD,
+                 mesh_options=None):
     """Convert a moveit_msgs/PlanningScene (message or dict) to a :class:`SceneUpdate`."""
     is_diff = bool(_get(message, 'is_diff', False))
     world = _get(message, 'world', {})
-    options = {'limits': limits, 'hull_warning_threshold': hull_warning_threshold}
+    options = {'limits': limits, 'hull_warning_threshold': hull_warning_threshold,
+               'mesh_options': mesh_options}
     objects = [scene_object(o, **options) for o in _get(world, 'collision_objects', []) or []]
     state = _get(message, 'robot_state', {})
     attached = [attached_object(a, **options)

@@ -176,6 +176,7 @@ class ResourceResolver:
         self._cache_size = max(1, int(cache_size))
         self._records = OrderedDict()
         self._hulls = OrderedDict()
+        self._exact = OrderedDict()
         self._lock = threading.Lock()
 
     def resolve(self, uri: str) -> str:
@@ -245,6 +246,41 @@ class ResourceResolver:
         key = (os.path.realpath(path), status.st_mtime_ns, status.st_size)
         record = self._cached_record(key, lambda: self._load(uri, path, _file_type(uri, path)))
         return self._scaled(key, record, scale, path)
+
+    def load_mesh_triangles(self, uri: str, scale=(1.0, 1.0, 1.0)) -> np.ndarray:
+        """
+        Return the (m, 3, 3) triangles of a mesh file, scaled per axis (for exact meshes).
+
+        Raises
+        ------
+        ModelError
+            With the URI as body, as :meth:`load_mesh_info` (which it runs first, so a file
+            that loads here also has its hull checked and cached).
+
+        """
+        scale = _check_scale(uri, scale)
+        info = self.load_mesh_info(uri, scale)
+        path = self.resolve(uri)
+        triangles = _read_triangles(uri, self._read_regular_file(uri, path), _file_type(uri, path))
+        triangles = triangles * scale
+        if not np.isfinite(triangles).all() or info.vertex_count == 0:
+            raise ModelError(uri, 'mesh coordinates are not finite')
+        return triangles
+
+    def exact_pieces(self, key, triangles: np.ndarray, max_pieces: int):
+        """
+        Return ``mesh_pieces(triangles)`` (the exact convex pieces), cached under ``key``.
+
+        ``key`` names the triangles (e.g. the URI and scale, or a digest of message data).
+        Raises what ``gjk_ros.core.mesh_pieces.mesh_pieces`` raises.
+        """
+        from gjk_ros.core.mesh_pieces import mesh_pieces
+        key = (key, int(max_pieces))
+        found = self._cache_get(self._exact, key)
+        if found is None:
+            found = self._cache_put(self._exact, key, mesh_pieces(triangles,
+                                                                  max_pieces=max_pieces))
+        return found
 
     def load_mesh_data(self, data: bytes, file_type: str, scale=(1.0, 1.0, 1.0),
                        name: str = '<data>') -> MeshInfo:

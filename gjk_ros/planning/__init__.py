@@ -21,11 +21,13 @@ yes/no question a sampling planner asks (``in_collision``, stopping at the first
 the margin), certifies joint-space segments (``edge_free``) and differentiates distances
 (``gradients``). :meth:`RobotDistances.group` restricts all of it to a planning group
 (group.py); ompl.py adapts a group to OMPL's validity checker and motion validator.
+``load_obstacles`` reads the world files users have (PlanningScene YAML, MoveIt ``.scene``,
+a URDF world); non-convex meshes follow ``mesh_mode`` (robot.py).
 """
 
 from gjk_ros.planning.group import PlanningGroup
-from gjk_ros.planning.results import DistanceResults, EdgeCheck, Obstacle
-from gjk_ros.planning.robot import CHUNK, RobotDistances
+from gjk_ros.planning.results import DistanceResults, EdgeCheck, load_obstacles, Obstacle
+from gjk_ros.planning.robot import CHUNK, MeshWarning, RobotDistances
 
-__all__ = ['CHUNK', 'DistanceResults', 'EdgeCheck', 'Obstacle', 'PlanningGroup',
-           'RobotDistances']
+__all__ = ['CHUNK', 'DistanceResults', 'EdgeCheck', 'load_obstacles', 'MeshWarning',
+           'Obstacle', 'PlanningGroup', 'RobotDistances']

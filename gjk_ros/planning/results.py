@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from gjk_ros.core.bodypairs import MEASURED
 import numpy as np
 
-__all__ = ['DistanceResults', 'EdgeCheck', 'Obstacle']
+__all__ = ['DEFAULT_LINK_MESH_MODE', 'DEFAULT_OBSTACLE_MESH_MODE', 'DistanceResults',
+           'EdgeCheck', 'load_obstacles', 'Obstacle']
 
 
 @dataclass
@@ -31,13 +32,20 @@ class Obstacle:
     ----------
     name : str
         Unique among obstacles.
-    geometry : dict, ConvexPolytope, or a list of them
+    geometry : dict, ConvexPolytope, CollisionPiece, (m, 3, 3) array, or a list of them
         Dicts follow :func:`gjk_ros.models.piece_from_description` (box, sphere, cylinder,
-        capsule, mesh, points, each with optional ``xyz``/``rpy`` in the obstacle frame).
+        capsule, mesh, points, each with optional ``xyz``/``rpy`` in the obstacle frame); an
+        (m, 3, 3) array is a triangle mesh in the obstacle frame.
     pose : array-like, optional
         (4, 4) obstacle-to-world transform; default identity.
     padding : float
         Metres subtracted from this obstacle's distances (inflates it).
+    mesh_mode : str, optional
+        How its non-convex meshes are measured: 'hull', 'exact' or 'parts'
+        (``gjk_ros.models.mesh_bodies``); None: the robot's rule (``RobotDistances``).
+    source : tuple, optional
+        ``(collision object, mesh options)`` it was made from (``from_collision_object``), so
+        that the robot can build it again in another mesh mode.
 
     """
 
@@ -45,32 +53,118 @@ class Obstacle:
     geometry: object
     pose: object = None
     padding: float = 0.0
+    mesh_mode: str = None
+    source: tuple = None
 
     @classmethod
-    def from_collision_object(cls, message, padding=0.0):
+    def from_collision_object(cls, message, padding=0.0, mesh_mode=None, *, resolver=None):
         """
         Return the obstacle of a moveit_msgs/CollisionObject (message or dict of its fields).
 
-        Named by its ``id``; its shapes (every SolidPrimitive type, meshes as their hull,
+        Named by its ``id``; its shapes (every SolidPrimitive type, meshes by ``mesh_mode``,
         planes as half-spaces) sit at their poses in the object frame, and the object's
         ``pose`` is the obstacle pose (``header.frame_id`` is taken to be the planner's
-        world frame). Subframes are ignored.
+        world frame). Subframes are ignored. Dicts may use robowflex's YAML shorthand
+        (MotionBenchMaker's scenes); a mesh given by ``resource`` is read with ``resolver``.
 
         Raises
         ------
         ModelError
-            Naming the object's id, as the node rejects it.
+            Naming the object's id and the field at fault, as the node rejects it.
 
         """
         from gjk_ros.models import ModelError
-        from gjk_ros.models.collision_objects import scene_object
-        _, found = scene_object(message)
+        from gjk_ros.models.collision_objects import MeshOptions, scene_object
+        from gjk_ros.models.mesh_bodies import check_mode
+        options = MeshOptions(check_mode(mesh_mode or DEFAULT_OBSTACLE_MESH_MODE), resolver)
+        _, found = scene_object(message, mesh_options=options)
         name = found.id or '<no id>'
         if found.error is not None:
             raise ModelError(name, found.error)
         if not found.pieces:
             raise ModelError(name, 'the collision object has no shapes')
-        return cls(name, list(found.pieces), found.pose, padding)
+        return cls(name, list(found.pieces), found.pose, padding, mesh_mode, (message, options))
+
+
+def load_obstacles(path, *, package_paths=None, resolver=None, mesh_mode=None,
+                   padding: float = 0.0, joints=None) -> list:
+    """
+    Return the obstacles of a world file: PlanningScene YAML, MoveIt ``.scene`` or a URDF.
+
+    YAML and ``.scene`` files are read by ``gjk_ros.models.scene_files``, each collision
+    object becoming :meth:`Obstacle.from_collision_object`. A URDF world (MotionBenchMaker's
+    kitchen) becomes one obstacle per link with collision geometry, named by the link, at its
+    pose with its joints at ``joints`` (others at zero, clipped to their limits); its meshes
+    follow ``mesh_mode``.
+    Poses are in the file's root frame; place the robot with ``RobotDistances(base_pose=)``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file: ``.yaml``, ``.yml``, ``.scene`` or ``.urdf``.
+    package_paths : mapping of str to str, optional
+        ``package://`` name -> directory, for mesh URIs (see ResourceResolver).
+    resolver : ResourceResolver, optional
+        Instead of ``package_paths``.
+    mesh_mode : str, optional
+        Every obstacle's mesh mode; None leaves it to the robot's rule.
+    padding : float
+        Every obstacle's padding.
+    joints : mapping of str to float, optional
+        A URDF world's joint values (a door opened), by joint or variable name.
+
+    Raises
+    ------
+    ModelError
+        Naming the file, or the object (its id) and the field at fault.
+
+    """
+    import os
+    from gjk_ros.models import ModelError, ResourceResolver
+    resolver = resolver or ResourceResolver(package_paths)
+    path = os.fspath(path)
+    if path.lower().endswith('.urdf'):
+        return _urdf_obstacles(path, resolver, mesh_mode, padding, dict(joints or {}))
+    from gjk_ros.models.scene_files import read_scene_file
+    scene = read_scene_file(path)
+    obstacles = []
+    for message in scene.objects:
+        try:
+            obstacles.append(Obstacle.from_collision_object(message, padding, mesh_mode,
+                                                            resolver=resolver))
+        except ModelError as error:
+            raise ModelError(f'{path}: {error.body}', error.reason) from None
+    return obstacles
+
+
+def _urdf_obstacles(path, resolver, mesh_mode, padding, joints):
+    from gjk_ros.models import ModelError
+    from gjk_ros.models.kinematics import parse_kinematics
+    from gjk_ros.models.urdf import parse_urdf_collisions
+    try:
+        with open(path, encoding='utf-8') as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ModelError(path, f'cannot read the URDF ({type(error).__name__})') from None
+    kinematics = parse_kinematics(text)
+    model = parse_urdf_collisions(text, resolver=resolver)
+    if model.errors:
+        raise model.errors[0]
+    unknown = sorted(set(joints) - set(kinematics.variable_names))
+    if unknown:
+        raise ModelError(path, f'joints: no joint {unknown[0]!r} in the URDF')
+    poses = kinematics.forward(kinematics.configuration(joints)[None])[0]
+    return [Obstacle(link, list(model.pieces[link]), poses[kinematics.link_index(link)],
+                     padding, mesh_mode)
+            for link in kinematics.links if model.pieces.get(link)]
+
+
+# A robot's and an obstacle's mesh mode when none is given: links keep their hulls (robot
+# collision meshes are made near-convex, and exact links multiply every pair's pieces), the
+# world's meshes are measured as they are (shelves, cupboards and bins have the cavities a
+# robot works in: their hulls would put a hand inside them "in collision" with air).
+DEFAULT_LINK_MESH_MODE = 'hull'
+DEFAULT_OBSTACLE_MESH_MODE = 'exact'
 
 
 @dataclass

@@ -24,6 +24,12 @@ Their piece pairs live in one core :class:`~gjk_ros.core.bodypairs.BodyPairs` en
 piece pair, padding as inflation: every link by the global ``padding`` plus its
 ``link_padding``, an obstacle by its own).
 
+Meshes (``mesh_mode``, ``gjk_ros.models.mesh_bodies``): a link's non-convex mesh is its hull
+unless its mode says otherwise; an obstacle's is measured exactly (closed parts signed, open
+parts as unsigned surface pieces) unless its mode says otherwise; 'parts' is CoACD's
+decomposition. A mesh that is not watertight, or too complex to be exact, is said so once by a
+``MeshWarning`` naming the body; :attr:`RobotDistances.mesh_uses` says what every mesh became.
+
 Every query poses the links by forward kinematics and updates the pairs in compiled code; each
 piece pair keeps its tracked simplex (and penetration polytope) from one call to the next, so a
 trajectory is the tracking case of Cameron 1997 (section 4). A lock makes concurrent use from
@@ -36,22 +42,30 @@ Conventions are the core's: normals from the first body (the link, or the earlie
 from collections.abc import Mapping
 import fnmatch
 import math
+import re
 import threading
+import warnings
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.core.bodypairs import BodyPairs
 from gjk_ros.core.chain import place_sequence
 from gjk_ros.core.collision import check_arrays
 from gjk_ros.models import CollisionPiece, ModelError, piece_from_description, ResourceResolver
-from gjk_ros.models.decomposition import decompose_mesh_file
+from gjk_ros.models.decomposition import decompose_mesh, decompose_mesh_file
 from gjk_ros.models.kinematics import parse_kinematics, self_collision_pairs
+from gjk_ros.models.mesh_bodies import (check_mode, DEFAULT_MAX_PIECES, exact_pieces, MeshUse,
+                                        parse_mode_overrides, SurfacePiece)
 from gjk_ros.models.srdf import parse_srdf
 from gjk_ros.models.urdf import parse_urdf_collisions
-from gjk_ros.models.values import parse_numbers
-from gjk_ros.planning.results import DistanceResults, Obstacle
+from gjk_ros.planning.results import (DEFAULT_LINK_MESH_MODE, DEFAULT_OBSTACLE_MESH_MODE,
+                                      DistanceResults, Obstacle)
 import numpy as np
 
-__all__ = ['RobotDistances']
+__all__ = ['MeshWarning', 'RobotDistances']
+
+
+class MeshWarning(UserWarning):
+    """A mesh is not measured as the user may think: not watertight, or kept as its hull."""
 
 
 class RobotDistances:
@@ -83,7 +97,17 @@ class RobotDistances:
         fnmatch patterns of the links to measure; default every link with geometry.
     decompose : mapping of str to dict, optional
         Mesh URI fnmatch pattern -> CoACD settings (``{}`` for the defaults): matching meshes
-        (URDF collisions and obstacle ``mesh`` descriptions) become their convex parts.
+        (URDF collisions and obstacle ``mesh`` descriptions) in 'hull' or 'parts' mode become
+        their convex parts.
+    mesh_mode : str, optional
+        'hull', 'exact' or 'parts' for every body's non-convex meshes; default None: links
+        'hull', obstacles 'exact' (``results.DEFAULT_*_MESH_MODE``, which says why). An
+        obstacle's own ``mesh_mode`` wins over this and the overrides.
+    mesh_mode_overrides : sequence of str
+        ``'name_pattern:mode'`` entries (fnmatch on link and obstacle names), the first match
+        winning over ``mesh_mode``.
+    max_mesh_pieces : int
+        Convex pieces one exact mesh may become; beyond, it keeps its hull (a MeshWarning).
     decomposition_cache : str, optional
         Directory of the decomposition cache (default under ``$XDG_CACHE_HOME``).
     base_pose : array-like, optional
@@ -93,6 +117,16 @@ class RobotDistances:
         computed (Status.BEYOND, NaN).
     hill_climb, tracking : bool
         Passed to the PairSet (for comparisons).
+
+    Attributes
+    ----------
+    pieces : tuple of CollisionPiece
+        Every PairSet body, links' first (``body_poses`` poses them).
+    piece_owners : tuple of str
+        The link or obstacle of each piece.
+    mesh_uses : list of MeshUse
+        What every non-convex mesh file or triangle mesh became (mode, pieces, whether
+        watertight, how far a hull reaches beyond its mesh).
 
     Raises
     ------
@@ -106,11 +140,20 @@ class RobotDistances:
                  link_padding=None, self_collision: bool = True, links=None,
                  decompose=None, decomposition_cache=None, base_pose=None,
                  max_distance: float = math.inf, hill_climb: bool = True,
-                 tracking: bool = True):
+                 tracking: bool = True, mesh_mode=None, mesh_mode_overrides=(),
+                 max_mesh_pieces: int = DEFAULT_MAX_PIECES):
         """Parse the robot, build every piece and every piece pair once."""
         self._lock = threading.RLock()
         self._resolver = resolver or ResourceResolver(package_paths)
         self._decompose = dict(decompose or {})
+        self._mesh_defaults = {
+            'link': check_mode(mesh_mode or DEFAULT_LINK_MESH_MODE),
+            'obstacle': check_mode(mesh_mode or DEFAULT_OBSTACLE_MESH_MODE)}
+        self._mesh_overrides = parse_mode_overrides(mesh_mode_overrides)
+        self._mesh_mode_given = mesh_mode is not None
+        self._max_mesh_pieces = int(max_mesh_pieces)
+        self._said = set()
+        self.mesh_uses = []
         self._cache_dir = decomposition_cache
         self.kinematics = parse_kinematics(urdf_xml)
         self.srdf = parse_srdf(srdf_xml) if srdf_xml else None
@@ -149,6 +192,11 @@ class RobotDistances:
     def pair_set(self):
         """Return the piece-level PairSet (its arrays hold the last configuration's answers)."""
         return self._engine.pair_set
+
+    @property
+    def unsigned(self) -> tuple:
+        """Per piece: True for a flat piece of an open mesh surface (distance never < 0)."""
+        return tuple(isinstance(piece, SurfacePiece) for piece in self.pieces)
 
     @property
     def pairs(self) -> tuple:
@@ -300,20 +348,66 @@ class RobotDistances:
             if patterns is not None and not any(fnmatch.fnmatchcase(link, p) for p in patterns):
                 continue
             pieces[link] = []
+            mode, explicit = self._mode_for(link, 'link')
             for piece in model.pieces[link]:
-                pieces[link].extend(self._maybe_decompose(piece, piece.mesh or None))
+                pieces[link].extend(self._expand(piece, mode, explicit))
         return pieces
 
-    def _maybe_decompose(self, piece: CollisionPiece, mesh):
-        settings = self._settings_for(mesh[0]) if mesh else None
-        if settings is None:
-            return [piece]
-        parts = decompose_mesh_file(self._resolver.resolve(mesh[0]), np.asarray(mesh[1]),
-                                    settings, self._cache_dir)
-        return [CollisionPiece(piece.body, piece.frame_id, piece.origin,
-                               ConvexPolytope.from_points(part),
-                               f'{piece.description}: CoACD part {i + 1} of {len(parts)}')
-                for i, part in enumerate(parts)]
+    def _mode_for(self, body: str, kind: str, own=None):
+        """Return (mode, explicit) of a body: its own, an override, mesh_mode, the default."""
+        if own is not None:
+            return check_mode(own, f'{body}: mesh_mode'), True
+        for pattern, mode in self._mesh_overrides:
+            if fnmatch.fnmatchcase(body, pattern):
+                return mode, True
+        return self._mesh_defaults[kind], self._mesh_mode_given
+
+    def _expand(self, piece: CollisionPiece, mode: str, explicit: bool):
+        """
+        Return the pieces of a (hull) piece of a non-convex mesh file in ``mode``.
+
+        A URI matching ``decompose`` is decomposed with its settings in 'parts' mode, and in
+        any mode that no one chose explicitly (the defaults).
+        """
+        if not piece.mesh:
+            return [piece]  # not a mesh, or a convex one: its hull is exact
+        uri, scale = piece.mesh[0], np.asarray(piece.mesh[1], dtype=np.float64)
+        settings = self._settings_for(uri)
+        if settings is not None and not explicit:
+            mode = 'parts'
+        if mode == 'exact':
+            triangles = self._resolver.load_mesh_triangles(uri, scale)
+            pieces, use = exact_pieces(piece.body, piece.frame_id, piece.origin, triangles,
+                                       f'mesh {uri}', resolver=self._resolver,
+                                       key=(uri, tuple(scale.tolist())),
+                                       max_pieces=self._max_mesh_pieces)
+            if pieces is not None:
+                self._record(use, pieces)
+                return pieces
+            self._say(use.note)
+        if mode == 'parts':
+            parts = decompose_mesh_file(self._resolver.resolve(uri), scale, settings or {},
+                                        self._cache_dir)
+            self.mesh_uses.append(MeshUse(piece.body, f'mesh {uri}', 'parts', len(parts)))
+            return [CollisionPiece(piece.body, piece.frame_id, piece.origin,
+                                   ConvexPolytope.from_points(part),
+                                   f'{piece.description}: CoACD part {i + 1} of {len(parts)}')
+                    for i, part in enumerate(parts)]
+        deviation = self._resolver.load_mesh_info(uri, scale).hull_deviation
+        self.mesh_uses.append(MeshUse(piece.body, f'mesh {uri}', 'hull', 1, None, deviation))
+        return [piece]
+
+    def _record(self, use, pieces):
+        """Keep a mesh's use for the report; say its pieces' warnings (once each)."""
+        self.mesh_uses.append(use)
+        for piece in pieces:
+            for text in piece.warnings:
+                self._say(text)
+
+    def _say(self, text):
+        if text not in self._said:
+            self._said.add(text)
+            warnings.warn(text, MeshWarning, stacklevel=4)
 
     def _settings_for(self, uri: str):
         for pattern, settings in self._decompose.items():
@@ -322,7 +416,10 @@ class RobotDistances:
         return None
 
     def _obstacle_pieces(self, obstacle: Obstacle) -> list:
+        mode, explicit = self._mode_for(obstacle.name, 'obstacle', obstacle.mesh_mode)
         items = obstacle.geometry
+        if obstacle.source is not None and obstacle.source[1].mode != mode:
+            items = self._collision_object_pieces(obstacle, mode)
         if not isinstance(items, (list, tuple)):
             items = [items]
         pieces = []
@@ -331,22 +428,64 @@ class RobotDistances:
                 pieces.append(CollisionPiece(obstacle.name, obstacle.name, np.eye(4), item,
                                              'polytope'))
             elif isinstance(item, CollisionPiece):
-                pieces.append(item)
+                pieces.extend(self._expand(item, mode, explicit))
+                self._say_mesh_warnings(item)
             elif isinstance(item, Mapping):
-                pieces.extend(self._described(obstacle.name, item))
+                pieces.extend(self._described(obstacle.name, item, mode, explicit))
+            elif isinstance(item, np.ndarray):
+                pieces.extend(self._triangles(obstacle.name, item, mode))
             else:
                 raise ModelError(obstacle.name, f'unsupported geometry {type(item).__name__}')
         if not pieces:
             raise ModelError(obstacle.name, 'no geometry')
         return pieces
 
-    def _described(self, name: str, description: Mapping) -> list:
+    def _collision_object_pieces(self, obstacle, mode):
+        """Build a collision object's pieces again in ``mode`` (its source message)."""
+        from dataclasses import replace
+        from gjk_ros.models.collision_objects import scene_object
+        message, options = obstacle.source
+        options = replace(options, mode=mode, resolver=options.resolver or self._resolver,
+                          max_pieces=self._max_mesh_pieces)
+        _, found = scene_object(message, mesh_options=options)
+        if found.error is not None:
+            raise ModelError(obstacle.name, found.error)
+        return list(found.pieces)
+
+    def _say_mesh_warnings(self, piece):
+        """Say what a collision object's exact mesh warned about (not the hull notes)."""
+        for text in piece.warnings:
+            if EXACT_MESH_WARNINGS.search(text):
+                self._say(text)
+
+    def _described(self, name: str, description: Mapping, mode: str, explicit: bool) -> list:
         piece = piece_from_description(name, name, description, resolver=self._resolver)
-        if description.get('type') != 'mesh':
-            return [piece]
-        scale = parse_numbers(description.get('scale', 1.0), 'scale')
-        scale = np.repeat(scale, 3) if scale.size == 1 else scale
-        return self._maybe_decompose(piece, (description['uri'], scale))
+        return self._expand(piece, mode, explicit)
+
+    def _triangles(self, name: str, triangles: np.ndarray, mode: str) -> list:
+        """Pieces of an (m, 3, 3) triangle mesh in the obstacle frame, in ``mode``."""
+        triangles = np.asarray(triangles, dtype=np.float64)
+        if triangles.ndim != 3 or triangles.shape[1:] != (3, 3) or not len(triangles):
+            raise ModelError(name, f'a triangle mesh must be (m, 3, 3), got {triangles.shape}')
+        label = f'mesh of {len(triangles)} triangles'
+        if mode == 'exact':
+            pieces, use = exact_pieces(name, name, np.eye(4), triangles, label,
+                                       max_pieces=self._max_mesh_pieces)
+            if pieces is not None:
+                self._record(use, pieces)
+                return pieces
+            self._say(use.note)
+        if mode == 'parts':
+            points, inverse = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
+            parts = decompose_mesh(points, inverse.reshape(-1, 3), {}, self._cache_dir)
+            self.mesh_uses.append(MeshUse(name, label, 'parts', len(parts)))
+            return [CollisionPiece(name, name, np.eye(4), ConvexPolytope.from_points(part),
+                                   f'{label}: CoACD part {i + 1} of {len(parts)}')
+                    for i, part in enumerate(parts)]
+        from gjk_ros.models.meshes import triangles_hull
+        info = triangles_hull(name, triangles)
+        self.mesh_uses.append(MeshUse(name, label, 'hull', 1, None, info.hull_deviation))
+        return [CollisionPiece(name, name, np.eye(4), info.hull, f'{label} (hull)')]
 
     def _layout(self, link_pieces, obstacle_pieces, self_collision, hill_climb, tracking):
         link_bodies = [(link, piece) for link in link_pieces for piece in link_pieces[link]]
@@ -359,18 +498,20 @@ class RobotDistances:
                                         np.int64)
         owners = [('link', link) for link, _ in link_bodies] + [
             ('obstacle', o) for o, _ in obstacle_bodies]
+        self.pieces = tuple(pieces)
+        self.piece_owners = tuple(name for _, name in owners)
         body_pairs = [(link, o, False) for link in self.links for o in self.obstacles]
         if self_collision:
             body_pairs += [(a, b, True) for a, b in self._self_pairs()]
         self._build_pairs([piece.shape for piece in pieces], owners, body_pairs, hill_climb,
-                          tracking)
+                          tracking, [isinstance(piece, SurfacePiece) for piece in pieces])
         self._kernel_arrays(pieces)
 
     def _self_pairs(self):
         return self_collision_pairs(self.links, self.kinematics.adjacent_pairs(),
                                     self.srdf.is_disabled if self.srdf else None)
 
-    def _build_pairs(self, shapes, owners, body_pairs, hill_climb, tracking):
+    def _build_pairs(self, shapes, owners, body_pairs, hill_climb, tracking, unsigned):
         index = {}
         for body, owner in enumerate(owners):
             index.setdefault(owner, []).append(body)
@@ -384,8 +525,8 @@ class RobotDistances:
         other = [self.padding + self.link_padding.get(b, 0.0) if is_self
                  else self._obstacle_padding[self.obstacles.index(b)]
                  for _, b, is_self in body_pairs]
-        self._engine = BodyPairs(shapes, groups, own, other, hill_climb=hill_climb,
-                                 tracking=tracking)
+        self._engine = BodyPairs(shapes, groups, own, other, unsigned=unsigned,
+                                 hill_climb=hill_climb, tracking=tracking)
         self._pair_links = np.array(
             [(self.kinematics.link_index(a), self.kinematics.link_index(b) if s else -1)
              for a, b, s in body_pairs], np.int64).reshape(-1, 2)
@@ -457,6 +598,8 @@ class RobotDistances:
                                rows[..., 10], totals[..., 0], totals[..., 1], best)
 
 
+# What an exact mesh's pieces warn about (mesh_bodies.exact_pieces): said once per text.
+EXACT_MESH_WARNINGS = re.compile(r'is not watertight|convex pieces to be exact')
 # Configurations per compiled call in trajectory() (see core.bodypairs.CHUNK).
 CHUNK = 64
 
