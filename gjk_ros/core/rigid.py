@@ -17,9 +17,10 @@ Rigid transforms: the one home of rotations, pose validity and the coordinate bo
 
 Every input with an orientation goes through here, each under its own convention:
 
-- **tf2** (``/tf``): a quaternion whose squared norm is off by more than tf2's
-  ``QUATERNION_NORMALIZATION_TOLERANCE`` is rejected (tf2 refuses it as
-  ``TF_DENORMALIZED_QUATERNION``); within it, it is normalised (``tf2_quaternion``).
+- **Planning-scene poses** (MoveIt collision objects): a quaternion whose squared norm is off
+  unit by more than ``TF2_QUATERNION_TOLERANCE`` is rejected, within it normalised
+  (``tf2_quaternion``). ``/tf`` itself follows tf2's own rule, which normalises any finite,
+  non-zero quaternion (``gjk_ros.ros.inputs.tf_buffer``).
 - **RViz** (markers): any finite quaternion within ``MARKER_NORM_RANGE`` of unit length is
   normalised, as RViz does with a warning; a zero or absurd one is rejected
   (``marker_quaternion``).
@@ -70,7 +71,7 @@ def _finite(quaternion):
 
 def tf2_quaternion(quaternion):
     """
-    Return the normalised (x, y, z, w) of a ``/tf`` quaternion and '', or None and why.
+    Return the normalised (x, y, z, w) of a planning-scene quaternion and '', or None and why.
 
     Written so that NaN fails (every comparison with NaN is false) and an overflowing squared
     norm fails the tolerance instead of normalising into an identity rotation.
