@@ -242,7 +242,7 @@ NODE_CYCLE = """
 import numpy as np
 from gjk_ros.core import bodypairs, distance, pairset, rigid, warmup
 from gjk_ros.core.polytope import ConvexPolytope
-from gjk_ros.ros.pairs import InputState
+from gjk_ros.ros.compute.pairs import InputState
 kernels = (pairset._update_pairs, bodypairs.reduce_pairs, rigid._valid_poses,
            distance.first_invalid_pose)
 warmup.warm_up_group('pairset')
@@ -263,7 +263,7 @@ print([len(kernel.signatures) for kernel in kernels] == before)
 
 
 def test_the_node_cycle_compiles_nothing_after_the_pairset_group():
-    pytest.importorskip('gjk_ros.ros.pairs')
+    pytest.importorskip('gjk_ros.ros.compute.pairs')
     result = subprocess.run([sys.executable, '-c', NODE_CYCLE], capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, result.stderr

@@ -293,8 +293,9 @@ class _WorkerState:
         op.stamp_ns = marker.header.stamp.sec * 1_000_000_000 + marker.header.stamp.nanosec
         op.geometry_key = geometry_key(marker)
         if key in skip:
-            op.error = ('took longer than ingest_timeout (%g s) or exceeded ingest_memory_mb; '
-                        'rejected' % self.limits.job_timeout_s)
+            op.error = ('took longer than ingest_timeout (%g s) or exceeded ingest_memory_mb '
+                        '(%d MiB); rejected'
+                        % (self.limits.job_timeout_s, self.limits.worker_memory_mb))
             return op
         if previous == op.geometry_key:
             sent[key] = previous  # the node holds this piece: send the pose only
