@@ -39,6 +39,19 @@ import numpy
 NS = 1_000_000_000
 
 
+class Recorder:
+    """Stands in for a publisher: keeps what the node published."""
+
+    def __init__(self):
+        self.messages = []
+
+    def publish(self, message):
+        self.messages.append(message)
+
+    def get_subscription_count(self):
+        return 0
+
+
 class RecordingLogger:
     """A logger that keeps (level, message) lines."""
 

@@ -15,6 +15,7 @@
 """Node bookkeeping: bodies and their pieces, bounded names, the problem log."""
 
 
+from component_fakes import RecordingLogger
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models import CollisionPiece
 from gjk_ros.ros.compute.bodies import BodyRegistry, LINK, NameRegistry, OBSTACLE
@@ -111,20 +112,6 @@ def test_pending_geometry_makes_the_body_pending_until_built():
     bodies.set_error(OBSTACLE, 'p/0', pending, 'too big')
     assert not bodies.is_pending(OBSTACLE, 'p/0') and bodies.errors(OBSTACLE, 'p/0')
     assert bodies.remove(OBSTACLE, 'p/0', pending) and bodies.names(OBSTACLE) == []
-
-
-class RecordingLogger:
-    def __init__(self):
-        self.lines = []
-
-    def error(self, message):
-        self.lines.append(('error', message))
-
-    def warning(self, message):
-        self.lines.append(('warning', message))
-
-    def info(self, message):
-        self.lines.append(('info', message))
 
 
 def test_problem_log_reports_once_and_on_recovery():

@@ -46,6 +46,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs')
 
+from component_fakes import Recorder  # noqa: E402, I100
 from geometry_msgs.msg import TransformStamped  # noqa: E402, I100
 from gjk_ros.ros.node import DistanceNode  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -66,19 +67,6 @@ LINK_FRAMES = {'arm': ('arm',), 'hand': ('hand', 'arm')}  # each link's chain up
 OBSTACLE = 0.05
 EPOCH_NS = 1_764_000_000 * NS_PER_S + 992_890_186  # late 2025, with nanoseconds
 STATIC_NAMESPACE = 'fixture'
-
-
-class Recorder:
-    """Stands in for a publisher: keeps what the node published."""
-
-    def __init__(self):
-        self.messages = []
-
-    def publish(self, message):
-        self.messages.append(message)
-
-    def get_subscription_count(self):
-        return 0
 
 
 def stamp_ns(header):

@@ -46,6 +46,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip('rclpy')
 pytest.importorskip('tf2_msgs')
 
+from component_fakes import Recorder  # noqa: E402, I100
 from geometry_msgs.msg import TransformStamped  # noqa: E402, I100
 from gjk_ros.ros.node import DistanceNode  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -61,19 +62,6 @@ TF_TIMEOUT = 0.5
 OBSTACLE_TIMEOUT = 1.0
 CLOCK_TIMEOUT = 0.5
 SOURCES = ('a', 'b')
-
-
-class Recorder:
-    """Stands in for a publisher: keeps what the node published."""
-
-    def __init__(self):
-        self.messages = []
-
-    def publish(self, message):
-        self.messages.append(message)
-
-    def get_subscription_count(self):
-        return 0
 
 
 @dataclass

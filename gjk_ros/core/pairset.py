@@ -49,8 +49,8 @@ def _mark(values, status, counts, k, outcome):
 
 
 @njit(inline=True)
-def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
-    """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
+def sphere_gap(body_a, body_b, pose_a, pose_b):
+    """Distance between the two bounding spheres (a lower bound of the signed distance)."""
     gap2 = 0.0
     for c in range(3):
         ca = (pose_a[c, 0] * body_a[B_CX] + pose_a[c, 1] * body_a[B_CY]
@@ -58,7 +58,13 @@ def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
         cb = (pose_b[c, 0] * body_b[B_CX] + pose_b[c, 1] * body_b[B_CY]
               + pose_b[c, 2] * body_b[B_CZ] + pose_b[c, 3])
         gap2 += (ca - cb) ** 2
-    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND] > max_distance
+    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND]
+
+
+@njit(inline=True)
+def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
+    """Bounding-sphere test: True when the bodies are certainly farther than max_distance."""
+    return sphere_gap(body_a, body_b, pose_a, pose_b) > max_distance
 
 
 @njit

@@ -64,9 +64,9 @@ from ._jit import njit
 from .bodypairs import MEASURED, padded_row
 from .distance import check_poses
 from .interpolation import frame_at, FrameMotion, sphere_motion_into
-from .pairset import PairSet
+from .pairset import PairSet, sphere_gap
 from .query import query_pair, V_BOUND, V_DISTANCE, V_NORMAL, VALUE_COLUMNS
-from .scene import B_BOUND, B_CX, B_CY, B_CZ, scene_body, scene_geometry
+from .scene import scene_body, scene_geometry
 from .status import Status
 
 __all__ = ['DEFAULT_RELATIVE_TOLERANCE', 'DEFAULT_TOLERANCE', 'MAX_SAMPLES', 'pair_rows',
@@ -189,28 +189,15 @@ def _piece_pose(motion, piece_frames, origins, piece, s, frame, pose):
 
 
 @njit(inline=True)
-def _sphere_gap(body_a, body_b, pose_a, pose_b):
-    """Distance between the two bounding spheres (a lower bound of the signed distance)."""
-    gap2 = 0.0
-    for c in range(3):
-        ca = (pose_a[c, 0] * body_a[B_CX] + pose_a[c, 1] * body_a[B_CY]
-              + pose_a[c, 2] * body_a[B_CZ] + pose_a[c, 3])
-        cb = (pose_b[c, 0] * body_b[B_CX] + pose_b[c, 1] * body_b[B_CY]
-              + pose_b[c, 2] * body_b[B_CZ] + pose_b[c, 3])
-        gap2 += (ca - cb) ** 2
-    return math.sqrt(gap2) - body_a[B_BOUND] - body_b[B_BOUND]
-
-
-@njit(inline=True)
 def _sphere_low(scene, i, j, motion, piece_frames, origins, rate, poses):
     """Return how close the two pieces' bounding spheres can come over the whole interval."""
     frame, pose_a, pose_b = poses
     _piece_pose(motion, piece_frames, origins, i, 0.0, frame, pose_a)
     _piece_pose(motion, piece_frames, origins, j, 0.0, frame, pose_b)
-    gap0 = _sphere_gap(scene_body(scene, i), scene_body(scene, j), pose_a, pose_b)
+    gap0 = sphere_gap(scene_body(scene, i), scene_body(scene, j), pose_a, pose_b)
     _piece_pose(motion, piece_frames, origins, i, 1.0, frame, pose_a)
     _piece_pose(motion, piece_frames, origins, j, 1.0, frame, pose_b)
-    gap1 = _sphere_gap(scene_body(scene, i), scene_body(scene, j), pose_a, pose_b)
+    gap1 = sphere_gap(scene_body(scene, i), scene_body(scene, j), pose_a, pose_b)
     return _envelope(0.0, gap0, 0.0, 1.0, gap1, 0.0, rate)[0]
 
 
