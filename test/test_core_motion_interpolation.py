@@ -33,10 +33,12 @@ from scipy.spatial.transform import Rotation
 
 def _slerp(q0, q1, s):
     """Return tf2's slerp of unit quaternions (x, y, z, w): the shorter arc."""
-    dot = float(numpy.dot(q0, q1))
-    if dot < 0.0:
-        q1, dot = -q1, -dot
-    theta = math.acos(min(dot, 1.0))
+    if float(numpy.dot(q0, q1)) < 0.0:
+        q1 = -q1
+    # The angle between the unit quaternions as atan2 of the chord and its complement: acos of
+    # the dot product (tf2's angleShortestPath) loses half the digits near zero, where a turn of
+    # 3e-9 rad lands 1e-9 m away from the end pose.
+    theta = 2.0 * math.atan2(float(numpy.linalg.norm(q1 - q0)), float(numpy.linalg.norm(q1 + q0)))
     if theta < 1e-12:
         return q0.copy()
     return (math.sin((1.0 - s) * theta) * q0 + math.sin(s * theta) * q1) / math.sin(theta)
@@ -85,6 +87,17 @@ def test_more_than_a_half_turn_takes_the_shorter_arc():
     halfway = Rotation.from_matrix(motion.poses(0.5)[0, :3, :3]).as_euler('zyx', degrees=True)
     assert halfway[0] == pytest.approx(-45.0, abs=1e-9)
     numpy.testing.assert_allclose(motion.poses(0.5)[0], tf2_pose(start, end, 0.5), atol=1e-12)
+
+
+@pytest.mark.parametrize('turn', [3.3e-9, 1e-7, 1e-5])
+def test_a_tiny_turn_ends_on_the_end_pose(turn):
+    # Both the module and the reference land on the end pose to rounding, however small the turn.
+    rng = numpy.random.default_rng(47)
+    first = make_pose(random_rotation(rng), rng.uniform(-0.35, 0.35, 3))
+    end = make_pose(random_rotation(rng, turn) @ first[:3, :3], first[:3, 3])
+    start, end = first[None], end[None]
+    numpy.testing.assert_allclose(FrameMotion(start, end).poses(1.0), end, atol=1e-15)
+    numpy.testing.assert_allclose(tf2_poses(start, end, 1.0), end, atol=1e-15)
 
 
 def test_a_still_frame_stays_put():
