@@ -28,6 +28,7 @@ import collections
 
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
 from gjk_ros.ros.compute.pairs import InputState
+from gjk_ros.ros.inputs.draining import take_waiting
 from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, TfBuffer, TfStatus
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
@@ -67,7 +68,8 @@ class Frames:
     clocks : gjk_ros.ros.inputs.timekeeping.NodeClocks
         Receive times and jump detection.
     on_transform : callable()
-        Called after each ``/tf`` message is stored (it may start a cycle).
+        Called after each ``/tf`` callback has stored its message and every one waiting
+        behind it (it may start a cycle: once, on the newest transforms).
 
     """
 
@@ -83,6 +85,8 @@ class Frames:
         self._timeout_ns = 0
         self._node = None
         self._subscriptions = ()
+        self.tf_messages = 0   # /tf messages stored
+        self.tf_callbacks = 0  # /tf callbacks: each may start one cycle
 
     def subscribe(self, node):
         """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
@@ -107,8 +111,20 @@ class Frames:
         self._timeout_ns = int(config.tf_timeout * 1e9)
 
     def on_tf(self, data):
-        """Store a raw ``/tf`` message, then maybe run a cycle."""
+        """
+        Store a raw ``/tf`` message and those waiting behind it, then maybe run a cycle.
+
+        Latest wins (``draining.py``): a cycle slower than the TF period never leaves a backlog
+        of older transforms for the next one.
+        """
         self.store(data, static=False)
+        stored = 1
+        if self._subscriptions:
+            for waiting in take_waiting(self._subscriptions[0], TF_QOS.depth):
+                self.store(waiting, static=False)
+                stored += 1
+        self.tf_messages += stored
+        self.tf_callbacks += 1
         self._on_transform()
 
     def on_tf_static(self, data):

@@ -1,0 +1,140 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Latest wins: a callback takes what already waits on its subscription before its work.
+
+On a real rclpy graph in this process (no node process): a reliable raw subscription, a burst
+published before the executor spins, and the callbacks that follow. The TF input stores every
+message of a burst (the buffer keeps the history) and starts its cycle once, on the newest.
+"""
+
+import time
+
+from component_fakes import FakeClocks, NS
+from geometry_msgs.msg import TransformStamped
+from gjk_ros.ros.inputs.draining import take_waiting
+from gjk_ros.ros.inputs.frames import Frames
+from gjk_ros.ros.qos import TF_QOS
+import pytest
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from std_msgs.msg import UInt32
+from tf2_msgs.msg import TFMessage
+
+BURST = 40
+WAIT_S = 10.0
+
+
+class _Problems:
+    """Count reports; a test here expects none."""
+
+    def __init__(self):
+        self.reported = []
+
+    def report(self, key, message, level='error'):
+        self.reported.append(message)
+        return True
+
+    def resolve(self, key, message=None):
+        pass
+
+
+class _Clocks(FakeClocks):
+
+    def check(self, now_ns):
+        pass
+
+
+@pytest.fixture
+def graph(rclpy_context):
+    node = rclpy.create_node('latest_wins_test', context=rclpy_context)
+    executor = SingleThreadedExecutor(context=rclpy_context)
+    executor.add_node(node)
+    try:
+        yield node, executor
+    finally:
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+
+
+def _spin_until(executor, done, what):
+    deadline = time.monotonic() + WAIT_S
+    while not done():
+        assert time.monotonic() < deadline, 'timed out waiting for ' + what
+        executor.spin_once(timeout_sec=0.1)
+
+
+def _matched(node, executor, publisher):
+    _spin_until(executor, lambda: publisher.get_subscription_count() > 0, 'the subscription')
+
+
+@pytest.mark.parametrize('limit', [BURST, 5])
+def test_a_callback_takes_what_waits_in_order_and_at_most_its_limit(graph, limit):
+    node, executor = graph
+    batches = []
+
+    def on_message(data):
+        batches.append([data] + list(take_waiting(subscription, limit)))
+
+    subscription = node.create_subscription(UInt32, 'burst', on_message, TF_QOS, raw=True)
+    publisher = node.create_publisher(UInt32, 'burst', TF_QOS)
+    _matched(node, executor, publisher)
+    for value in range(BURST):
+        publisher.publish(UInt32(data=value))
+    _spin_until(executor, lambda: sum(map(len, batches)) >= BURST, 'the burst')
+    taken = [rclpy.serialization.deserialize_message(data, UInt32).data
+             for batch in batches for data in batch]
+    assert taken == list(range(BURST)), 'every message once, oldest first'
+    assert len(batches) < BURST, 'no callback took the messages waiting behind it'
+    assert max(map(len, batches)) <= limit + 1
+
+
+def test_a_destroyed_subscription_yields_nothing(graph):
+    node, _ = graph
+    subscription = node.create_subscription(UInt32, 'gone', lambda data: None, TF_QOS, raw=True)
+    node.destroy_subscription(subscription)
+    assert list(take_waiting(subscription, 10)) == []
+
+
+def _tf(stamp_ns):
+    transform = TransformStamped()
+    transform.header.frame_id, transform.child_frame_id = 'world', 'hand'
+    transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(stamp_ns, NS)
+    transform.transform.translation.x = stamp_ns / NS
+    transform.transform.rotation.w = 1.0
+    return TFMessage(transforms=[transform])
+
+
+def test_a_tf_burst_is_stored_whole_and_its_cycle_sees_the_newest(graph):
+    node, executor = graph
+    clocks = _Clocks(now_ns=200 * NS)
+    seen = []  # the newest stamp in the buffer each time a cycle could start
+    frames = Frames(_Problems(), clocks, lambda: seen.append(
+        frames.buffer.lookup('world', 'hand').stamp_ns))
+    frames.subscribe(node)
+    publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
+    _matched(node, executor, publisher)
+    stamps = [100 * NS + k * NS // 100 for k in range(BURST)]
+    for stamp in stamps:
+        publisher.publish(_tf(stamp))
+    _spin_until(executor, lambda: frames.tf_messages >= BURST, 'the TF burst')
+    frames.close()
+    assert frames.tf_messages == BURST
+    assert len(seen) == frames.tf_callbacks < BURST
+    assert seen[-1] == stamps[-1], 'the last cycle ran on the newest transform'
+    assert seen == sorted(seen)
+    # Every message is in the history: a time between two of them interpolates.
+    middle = frames.buffer.lookup('world', 'hand', time_ns=(stamps[10] + stamps[11]) // 2)
+    assert middle.matrix[0, 3] == pytest.approx((stamps[10] + stamps[11]) / 2 / NS, abs=1e-9)
