@@ -78,3 +78,50 @@ def test_the_long_run_rate_never_exceeds_rate_hz():
     cycles = run_timeline(tf_times, [0.0] * 90)
     assert len(cycles) <= 3.0 * RATE_HZ + 2
     assert len(cycles) >= 3.0 * RATE_HZ - 2
+
+
+def run_node_timeline(callback_times, lateness, rate_hz=RATE_HZ):
+    """
+    The node's pacing with its watchdog timer modelled: cycle times and their triggers.
+
+    ``callback_times`` are the ``/tf`` callbacks (one per burst: a callback takes every message
+    already waiting); a transform that must wait re-arms the watchdog for ``until_token``
+    (``DistanceNode._on_transform``), whose early tick puts the period back (``Cycle.tick_in``).
+    Each tick runs ``lateness`` late.
+    """
+    period = 1.0 / rate_hz
+    pacer, cycles = CyclePacer(rate_hz), []
+    tick, early = period, False
+    pending = sorted(callback_times)
+    end = pending[-1] + 3 * period
+    while pending or tick + lateness <= end:
+        if pending and pending[0] < tick + lateness:
+            now = pending.pop(0)
+            was_waiting = pacer.waiting
+            if pacer.try_start(now):
+                cycles.append((now, 'tf'))
+            elif not was_waiting:
+                tick, early = now + max(pacer.until_token(now), 1e-4), True
+            continue
+        now = tick + lateness
+        tick = now + period if early else tick + period
+        early = False
+        if pacer.try_start_from_watchdog(now):
+            cycles.append((now, 'tick'))
+    return cycles
+
+
+@settings(max_examples=100, deadline=None)
+@given(strategies.floats(min_value=0.1, max_value=0.9), strategies.floats(0.0, 0.05))
+def test_bursts_of_tf_keep_the_full_rate_and_wait_at_most_for_the_token(burst, lateness):
+    # 1 kHz TF delivered in bursts a fraction of a period apart: one callback per burst, none
+    # just after a token refills. Each cycle still comes when its token does.
+    rate_hz, seconds = 100.0, 2.0
+    period = 1.0 / rate_hz
+    callbacks = [k * burst * period for k in range(int(seconds / (burst * period)))]
+    cycles = run_node_timeline(callbacks, lateness * period, rate_hz)
+    assert len(cycles) >= seconds * rate_hz - 2
+    times = [now for now, _ in cycles]
+    for arrival in callbacks:  # the transforms of every burst are computed a period later at most
+        assert min(now for now in times if now >= arrival) - arrival <= \
+            (1.0 + lateness) * period + 1e-9

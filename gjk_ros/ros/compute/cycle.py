@@ -48,6 +48,9 @@ from std_msgs.msg import Header
 
 __all__ = ['Cycle']
 
+# A timer of period 0 would tick on every wait of the executor.
+_SHORTEST_TICK_NS = 100_000
+
 _STATUS_OF_INPUT = {
     InputState.OK: PairStatus.VALID,
     InputState.STALE: PairStatus.STALE,
@@ -158,8 +161,23 @@ class Cycle:
 
     def _start_watchdog(self):
         # Steady clock: the watchdog must run whatever ROS time does (timekeeping.py).
-        self.watchdog = self._node.create_timer(self.pacer.period, self._on_watchdog,
+        self._early_tick = False
+        self.watchdog = self._node.create_timer(self.pacer.period, self._on_tick,
                                                 clock=self._steady_clock)
+
+    def tick_in(self, delay):
+        """Make the watchdog tick once ``delay`` seconds from now, then every period again."""
+        if self.watchdog is not None:
+            self.watchdog.timer_period_ns = max(int(delay * 1e9), _SHORTEST_TICK_NS)
+            self.watchdog.reset()
+            self._early_tick = True
+
+    def _on_tick(self):
+        if self._early_tick:
+            self._early_tick = False
+            self.watchdog.timer_period_ns = int(self.pacer.period * 1e9)
+            self.watchdog.reset()
+        self._on_watchdog()
 
     def _configure_ingestion(self, config):
         if config.ingest_limits() != self.ingestor.limits:
