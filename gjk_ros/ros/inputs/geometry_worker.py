@@ -252,7 +252,7 @@ class _WorkerState:
                             key=key, max_pieces=self.limits.mesh.max_pieces)
 
     def _mesh_options(self, body, kind):
-        """The ``MeshOptions`` of a collision object's meshes (its body's mode)."""
+        """Return the ``MeshOptions`` of a collision object's meshes (its body's mode)."""
         from gjk_ros.models.collision_objects import MeshOptions
         mode, _ = self.limits.mesh.mode_of(body, kind)
         return MeshOptions(mode, self.resolver, self.limits.mesh.max_pieces)

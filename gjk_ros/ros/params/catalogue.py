@@ -176,7 +176,7 @@ PARAMETERS = (
                   "'' for $XDG_CACHE_HOME/gjk_ros/decomposition.",
                   reconfigures=('decomposition',)),
     ParameterSpec('mesh_mode', 'string', '',
-                  "How a non-convex mesh (URDF <mesh>, marker MESH_RESOURCE or TRIANGLE_LIST, "
+                  'How a non-convex mesh (URDF <mesh>, marker MESH_RESOURCE or TRIANGLE_LIST, '
                   'CollisionObject mesh, static_obstacles mesh) is measured: hull (its convex '
                   'hull: one piece, conservative, fills every cavity), exact (the mesh as it '
                   'is, as exact convex pieces: negative inside a closed mesh, unsigned at an '
