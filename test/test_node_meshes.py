@@ -24,7 +24,7 @@ import os
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros import PairStatus
-from node_harness import (box_urdf, find_record, marker, Marker, matrix, NodeProcess,
+from node_harness import (box_urdf, find_record, Marker, marker, matrix, NodeProcess,
                           Parameter, Scene, session_domain_id, STARTUP_TIMEOUT, wait_until)
 import numpy
 import pytest
