@@ -214,8 +214,8 @@ class _WorkerState:
         Return the pieces of a built piece in its body's mesh mode; its ``MeshUse`` into uses.
 
         Only the hull of a non-convex mesh file (``piece.mesh``) has a choice: a convex mesh is
-        its hull in every mode. ``parts`` keeps the hull for the decomposer (which replaces it
-        once CoACD's parts are known); every other mode drops ``mesh``, so a hull or exact body
+        its hull in every mode. A hull keeps ``mesh`` for the decomposer (which replaces it by
+        CoACD's parts when ``decompose_meshes`` names it) unless its mode was chosen, so a hull
         the user chose is never decomposed.
         """
         if not piece.mesh:
@@ -224,7 +224,7 @@ class _WorkerState:
         uri, scale = piece.mesh
         label = 'mesh %s' % uri
         settings = self.limits.mesh
-        mode, _ = settings.mode_of(piece.body, kind, uri)
+        mode, explicit = settings.mode_of(piece.body, kind, uri)
         note = ''
         if mode == 'exact':
             triangles = self.resolver.load_mesh_triangles(uri, scale)
@@ -243,7 +243,7 @@ class _WorkerState:
         uses.append(MeshUse(piece.body, label, used, 1, None, deviation, note))
         if note:
             piece = replace(piece, warnings=piece.warnings + (note,))
-        return [piece if used == 'parts' else replace(piece, mesh=())]
+        return [piece if used == 'parts' or not explicit else replace(piece, mesh=())]
 
     def _exact(self, body, frame_id, origin, triangles, label, key):
         """``models.mesh_bodies.exact_pieces`` with the worker's resolver and piece bound."""
