@@ -118,7 +118,7 @@ def test_a_marker_is_a_placed_piece_and_a_moved_one_keeps_its_geometry():
     send(source, ctx, cube('a', 0, x=0.5))
     first = source.collect(ctx.clocks.now, frames)
     (entry,) = first.pieces
-    assert (entry.kind, entry.body, entry.key.item) == (OBSTACLE, 'a/0', ('a', 0))
+    assert (entry.kind, entry.body, entry.key.item) == (OBSTACLE, 'a/0', ('a', 0, 0))
     assert first.frames == ('world',) and first.origins[0][0, 3] == 0.5
     assert first.times.tolist() == [ctx.clocks.now] and not first.stale.any()
     ctx.clocks.now += NS // 10

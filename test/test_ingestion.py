@@ -80,7 +80,7 @@ def test_a_batch_keeps_the_latest_marker_and_orders_deleteall(ingestor, mailbox)
     batch = result.value
     assert batch.clears == ('b',) and batch.heard == {'a': 2, 'b': 3, 'c': 3}
     assert {(op.ns, op.id): op.pose[0] for op in batch.ops} == {('a', 0): 2.0, ('c', 1): 0.0}
-    assert all(op.piece is not None and op.error is None for op in batch.ops)
+    assert all(op.pieces is not None and op.error is None for op in batch.ops)
 
 
 def test_unchanged_geometry_comes_back_without_its_piece(ingestor, mailbox):
@@ -89,15 +89,15 @@ def test_unchanged_geometry_comes_back_without_its_piece(ingestor, mailbox):
     ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.5)), 2, mailbox)
     (second,) = results(mailbox, 1)
     (op_first,), (op_second,) = first.value.ops, second.value.ops
-    assert op_first.piece is not None and op_second.piece is None
+    assert op_first.pieces is not None and op_second.pieces is None
     assert op_first.geometry_key == op_second.geometry_key and op_second.pose[0] == 0.5
     ingestor.forget('obstacle', 'a', 0)  # the node lost the piece: send it again
     ingestor.submit_markers('obstacle', raw(cube('a', 0, x=0.7)), 3, mailbox)
     (third,) = results(mailbox, 1)
-    assert third.value.ops[0].piece is not None
+    assert third.value.ops[0].pieces is not None
     ingestor.submit_markers('obstacle', raw(cube('a', 0, size=0.2)), 4, mailbox)
     (fourth,) = results(mailbox, 1)
-    assert fourth.value.ops[0].piece is not None
+    assert fourth.value.ops[0].pieces is not None
     assert fourth.value.ops[0].geometry_key != op_first.geometry_key
 
 
@@ -109,7 +109,7 @@ def test_bad_markers_are_rejected_by_name_not_the_batch(ingestor, mailbox):
     (result,) = results(mailbox, 1)
     ops = {op.ns: op for op in result.value.ops}
     assert ops['bad'].error and ops['huge'].error and 'orientation' in ops['huge'].error
-    assert ops['good'].error is None and ops['good'].piece is not None
+    assert ops['good'].error is None and ops['good'].pieces is not None
 
 
 def test_urdf_and_parameters_latest_wins_each_result_to_its_mailbox(ingestor):
@@ -125,7 +125,7 @@ def test_urdf_and_parameters_latest_wins_each_result_to_its_mailbox(ingestor):
     assert list(urdf.value.collisions.pieces) == ['arm'] and urdf.value.adjacent == set()
     assert urdf.value.joints == ()
     (param,) = results(parameters, 1)
-    assert [(entry.body, entry.index) for entry in param.value] == [('t', 0)]
+    assert [(entry.body, entry.index) for entry in param.value] == [('t', (0, 0))]
     assert param.value[0].piece is not None and param.value[0].error is None
 
 
@@ -156,7 +156,7 @@ def test_work_past_the_time_limit_is_stopped_and_the_worker_restarts(mailbox):
         assert result.error.body == '~/obstacles' and ingestor.restarts >= 1
         ingestor.submit_markers('obstacle', raw(cube('after', 0)), 2, mailbox)
         (after,) = results(mailbox, 1)
-        assert after.value.ops[0].piece is not None
+        assert after.value.ops[0].pieces is not None
     finally:
         started = time.monotonic()
         ingestor.close()

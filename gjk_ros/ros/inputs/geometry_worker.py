@@ -25,6 +25,8 @@ Only the worker runs this module: each job kind of ``jobs`` has its handler here
 """
 
 import collections
+from dataclasses import replace
+import fnmatch
 import time
 
 from gjk_ros.ros.inputs.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, DecomposeJob, DELETE,
@@ -35,6 +37,10 @@ from gjk_ros.ros.inputs.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, De
                                      SemanticDescriptionJob)
 
 __all__ = ['worker_main']
+
+# visualization_msgs/Marker.TRIANGLE_LIST (the worker imports the messages lazily).
+TRIANGLE_LIST = 11
+
 
 # Finished geometry kept by the worker for re-use (a marker toggled between two shapes).
 WORKER_CACHE = 1024
@@ -90,7 +96,7 @@ class _WorkerState:
             package_paths, max_mesh_bytes=limits.max_mesh_bytes,
             max_mesh_triangles=limits.max_mesh_triangles,
             hull_warning_threshold=limits.hull_warning_threshold)
-        self.pieces = collections.OrderedDict()   # geometry key -> piece (LRU)
+        self.pieces = collections.OrderedDict()   # (geometry key, mode) -> built (LRU)
         self.sent = {}                            # kind -> {MarkerId: geometry key last sent}
 
     def warm_up(self):
@@ -122,13 +128,17 @@ class _WorkerState:
         from gjk_ros.models.kinematics import parse_kinematics
         text = self._text('robot_description', job.data)
         model = parse_urdf_collisions(text, resolver=self.resolver)
+        uses = []
+        for link, pieces in model.pieces.items():
+            model.pieces[link] = [built for piece in pieces
+                                  for built in self._in_mode(piece, 'link', uses)]
         try:
             kinematics = parse_kinematics(text)
         except ValueError:
             # Not a kinematic tree: no pair is excluded as adjacent, no SRDF group resolves.
-            return RobotModel(model)
+            return RobotModel(model, mesh_uses=tuple(uses))
         joints = tuple((joint.name, joint.parent, joint.child) for joint in kinematics.joints)
-        return RobotModel(model, frozenset(kinematics.adjacent_pairs()), joints)
+        return RobotModel(model, frozenset(kinematics.adjacent_pairs()), joints, tuple(uses))
 
     def srdf(self, job, skip, progress):
         from gjk_ros.models.srdf import parse_srdf
@@ -184,14 +194,68 @@ class _WorkerState:
             frame_id = frame_id or (job.fixed_frame if job.kind == 'obstacle' else body)
             for index, description in enumerate(descriptions):
                 try:
-                    entries.append(BodyEntry(body, index, piece_from_description(
-                        body, frame_id, description, resolver=self.resolver)))
+                    uses = []
+                    pieces = self._in_mode(piece_from_description(
+                        body, frame_id, description, resolver=self.resolver), job.kind, uses)
+                    entries += [BodyEntry(body, (index, part), piece,
+                                          mesh_use=uses[0] if uses and not part else None)
+                                for part, piece in enumerate(pieces)]
                 except ModelError as error:
-                    entries.append(BodyEntry(body, index, error=error.reason))
+                    entries.append(BodyEntry(body, (index, 0), error=error.reason))
                 except (ValueError, TypeError, MemoryError) as error:
-                    entries.append(BodyEntry(body, index,
+                    entries.append(BodyEntry(body, (index, 0),
                                              error='rejected (%s)' % type(error).__name__))
         return tuple(entries)
+
+    # meshes by mode (mesh_mode; docs/nonconvex.md) ---------------------------------------------
+
+    def _in_mode(self, piece, kind, uses):
+        """
+        Return the pieces of a built piece in its body's mesh mode; its ``MeshUse`` into uses.
+
+        Only the hull of a non-convex mesh file (``piece.mesh``) has a choice: a convex mesh is
+        its hull in every mode. A hull keeps ``mesh`` for the decomposer (which replaces it by
+        CoACD's parts when ``decompose_meshes`` names it) unless its mode was chosen, so a hull
+        the user chose is never decomposed.
+        """
+        if not piece.mesh:
+            return [piece]
+        from gjk_ros.models.mesh_bodies import MeshUse
+        uri, scale = piece.mesh
+        label = 'mesh %s' % uri
+        settings = self.limits.mesh
+        mode, explicit = settings.mode_of(piece.body, kind, uri)
+        note = ''
+        if mode == 'exact':
+            triangles = self.resolver.load_mesh_triangles(uri, scale)
+            pieces, use = self._exact(piece.body, piece.frame_id, piece.origin, triangles,
+                                      label, (uri, tuple(scale)))
+            if pieces is not None:
+                uses.append(use)
+                return pieces
+            note = use.note
+        elif mode == 'parts' and not any(fnmatch.fnmatchcase(uri, pattern)
+                                         for pattern in settings.decompose):
+            note = ('%s: mesh_mode parts needs decompose_meshes to name %s; using its convex '
+                    'hull' % (piece.body, uri))
+        deviation = self.resolver.load_mesh_info(uri, scale).hull_deviation
+        used = 'parts' if mode == 'parts' and not note else 'hull'
+        uses.append(MeshUse(piece.body, label, used, 1, None, deviation, note))
+        if note:
+            piece = replace(piece, warnings=piece.warnings + (note,))
+        return [piece if used == 'parts' or not explicit else replace(piece, mesh=())]
+
+    def _exact(self, body, frame_id, origin, triangles, label, key):
+        """``models.mesh_bodies.exact_pieces`` with the worker's resolver and piece bound."""
+        from gjk_ros.models.mesh_bodies import exact_pieces
+        return exact_pieces(body, frame_id, origin, triangles, label, resolver=self.resolver,
+                            key=key, max_pieces=self.limits.mesh.max_pieces)
+
+    def _mesh_options(self, body, kind):
+        """Return the ``MeshOptions`` of a collision object's meshes (its body's mode)."""
+        from gjk_ros.models.collision_objects import MeshOptions
+        mode, _ = self.limits.mesh.mode_of(body, kind)
+        return MeshOptions(mode, self.resolver, self.limits.mesh.max_pieces)
 
     # planning scene -------------------------------------------------------------------------
 
@@ -211,12 +275,26 @@ class _WorkerState:
         options = {'limits': self.limits,
                    'hull_warning_threshold': self.limits.hull_warning_threshold}
         if job.kind == 'object':
-            operation, entry = scene_object(message, **options)
+            operation, entry = scene_object(
+                message, mesh_options=self._mesh_options(message.id, 'obstacle'), **options)
             return SceneChange('object', entry, operation)
         if job.kind == 'attached':
-            operation, entry = attached_object(message, **options)
+            operation, entry = attached_object(
+                message, mesh_options=self._mesh_options(message.object.id, 'link'), **options)
             return SceneChange('attached', entry, operation)
-        return SceneChange('scene', scene_update(message, **options))
+        common = self._mesh_options('', 'obstacle')
+        update = scene_update(message, mesh_options=common, **options)
+        # One mode for the whole message above; an object whose own mode differs (an attached
+        # one is a link's, an override names it) is built again in its mode.
+        for index, found in enumerate(message.world.collision_objects):
+            own = self._mesh_options(found.id, 'obstacle')
+            if found.meshes and own.mode != common.mode:
+                update.objects[index] = scene_object(found, mesh_options=own, **options)
+        for index, found in enumerate(message.robot_state.attached_collision_objects):
+            own = self._mesh_options(found.object.id, 'link')
+            if found.object.meshes and own.mode != common.mode:
+                update.attached[index] = attached_object(found, mesh_options=own, **options)
+        return SceneChange('scene', update)
 
     # markers --------------------------------------------------------------------------------
 
@@ -321,11 +399,14 @@ class _WorkerState:
 
     def _attach_piece(self, op, key, sent, marker, progress):
         from gjk_ros.models import marker_to_piece, ModelError
-        piece = self.pieces.get(op.geometry_key)
-        if piece is None:
+        mode, _ = self.limits.mesh.mode_of(op.name, op.kind)
+        cached = (op.geometry_key, mode)
+        built = self.pieces.get(cached)
+        if built is None:
             progress(key)
             try:
-                piece = marker_to_piece(marker, resolver=self.resolver)
+                built = self._marker_pieces(marker_to_piece(marker, resolver=self.resolver),
+                                            marker, op, mode)
             except ModelError as error:
                 op.error = error.reason
                 return
@@ -336,12 +417,35 @@ class _WorkerState:
             except Exception as error:  # noqa: B902 -- a library failure rejects one body
                 op.error = 'rejected (%s)' % type(error).__name__
                 return
-            self.pieces[op.geometry_key] = piece
+            self.pieces[cached] = built
             while len(self.pieces) > WORKER_CACHE:
                 self.pieces.popitem(last=False)
-        self.pieces.move_to_end(op.geometry_key)
-        op.piece = piece
+        self.pieces.move_to_end(cached)
+        op.pieces, op.mesh_use = built
         sent[key] = op.geometry_key
+
+    def _marker_pieces(self, piece, marker, op, mode):
+        """
+        Return (pieces, MeshUse or None) of a marker's hull piece in ``mode``.
+
+        A MESH_RESOURCE marker is a mesh file (``_in_mode``); a TRIANGLE_LIST marker is the
+        triangles of its points, scaled as RViz scales them.
+        """
+        uses = []
+        if marker.type != TRIANGLE_LIST or mode != 'exact':
+            pieces = self._in_mode(piece, op.kind, uses)
+            return tuple(pieces), (uses[0] if uses else None)
+        import numpy
+        points = marker.points if isinstance(marker.points, numpy.ndarray) else numpy.array(
+            [[point.x, point.y, point.z] for point in marker.points])
+        scale = numpy.array([marker.scale.x, marker.scale.y, marker.scale.z])
+        triangles = (points * scale).reshape(-1, 3, 3)
+        pieces, use = self._exact(op.name, piece.frame_id, piece.origin, triangles,
+                                  'mesh of %d triangles' % len(triangles),
+                                  ('marker', op.geometry_key))
+        if pieces is None:
+            return (replace(piece, warnings=piece.warnings + (use.note,)),), use
+        return tuple(pieces), use
 
 
 def _throttled(progress):

@@ -215,6 +215,7 @@ class RobotModel:
     collisions: object            # gjk_ros.models.UrdfCollisionModel
     adjacent: frozenset = frozenset()   # frozensets of two link names
     joints: tuple = ()            # (name, parent, child)
+    mesh_uses: tuple = ()         # MeshUse of each non-convex mesh (mesh_mode)
 
 
 @dataclass(frozen=True)
@@ -227,12 +228,18 @@ class RobotSemantics:
 
 @dataclass(frozen=True)
 class BodyEntry:
-    """One piece of a parameter body: built (``piece``) or rejected (``error``, a reason)."""
+    """
+    One piece of a parameter body: built (``piece``) or rejected (``error``, a reason).
+
+    ``index`` is (description, piece of it): an exact mesh is many pieces. The first piece of
+    a non-convex mesh carries its ``mesh_use`` (``gjk_ros.models.mesh_bodies.MeshUse``).
+    """
 
     body: str
-    index: int
+    index: tuple
     piece: object = None
     error: str = None
+    mesh_use: object = None
 
 
 @dataclass(frozen=True)
@@ -266,11 +273,12 @@ class SceneChange:
 @dataclass
 class MarkerOp:
     """
-    One marker as the worker hands it back (plain data and, when new, its piece).
+    One marker as the worker hands it back (plain data and, when new, its pieces).
 
-    ``pose`` is (x, y, z, qx, qy, qz, qw) in ``frame_id``; ``piece`` is None when the geometry
-    is the one the worker sent last for this marker (``geometry_key`` says which), or when
-    ``error`` says why the marker was rejected.
+    ``pose`` is (x, y, z, qx, qy, qz, qw) in ``frame_id``; ``pieces`` (one, or an exact mesh's
+    many, with its ``mesh_use``) is None when the geometry is the one the worker sent last for
+    this marker (``geometry_key`` says which), or when ``error`` says why the marker was
+    rejected.
     """
 
     kind: str
@@ -285,7 +293,8 @@ class MarkerOp:
     frame_locked: bool = False
     stamp_ns: int = 0
     geometry_key: str = ''
-    piece: object = None
+    pieces: tuple = None
+    mesh_use: object = None
     error: str = None
 
 

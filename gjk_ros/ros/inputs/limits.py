@@ -12,11 +12,55 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The bounds on every input of the node (each is a node parameter)."""
+"""The bounds on every input of the node (each is a node parameter), and how meshes are built."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import fnmatch
 
-__all__ = ['IngestLimits']
+__all__ = ['DEFAULT_MESH_MODES', 'IngestLimits', 'MESH_MODES', 'MeshSettings']
+
+MESH_MODES = ('hull', 'exact', 'parts')
+"""The modes of ``gjk_ros.models.mesh_bodies`` (named here: the node validates parameters
+without importing the models)."""
+
+# docs/nonconvex.md, "Defaults, and why": a world mesh's cavities are where the robot works
+# (exact), a robot's collision meshes are near-convex and every link piece multiplies the pairs
+# of every obstacle (hull).
+DEFAULT_MESH_MODES = {'obstacle': 'exact', 'link': 'hull'}
+
+
+@dataclass(frozen=True)
+class MeshSettings:
+    """
+    How the geometry worker builds a non-convex mesh (``mesh_mode`` and its companions).
+
+    ``mode`` is '' for the defaults (``DEFAULT_MESH_MODES``) or one of ``MESH_MODES`` for every
+    body; ``overrides`` are parsed ``mesh_mode_overrides`` (pattern, mode), first match winning;
+    ``max_pieces`` bounds the exact pieces of one mesh; ``decompose`` are the
+    ``decompose_meshes`` URI patterns (such a mesh becomes CoACD parts unless its mode was
+    chosen explicitly).
+    """
+
+    mode: str = ''
+    overrides: tuple = ()
+    max_pieces: int = 4096
+    decompose: tuple = ()
+
+    def mode_of(self, body, kind, uri=''):
+        """
+        Return (mode, explicit) of a mesh of ``body`` (kind 'link' or 'obstacle').
+
+        An override matching the body wins, then ``mode``; otherwise a URI that
+        ``decompose_meshes`` names is 'parts' and any other mesh takes its kind's default.
+        """
+        for pattern, mode in self.overrides:
+            if fnmatch.fnmatchcase(body, pattern):
+                return mode, True
+        if self.mode:
+            return self.mode, True
+        if uri and any(fnmatch.fnmatchcase(uri, pattern) for pattern in self.decompose):
+            return 'parts', False
+        return DEFAULT_MESH_MODES[kind], False
 
 
 @dataclass(frozen=True)
@@ -25,7 +69,8 @@ class IngestLimits:
     Bounds on every input (each is a node parameter; see config/gjk_distance.yaml).
 
     Anything over a bound is rejected with a reason naming the body; nothing over it is ever
-    parsed or built.
+    parsed or built. ``mesh`` says how the worker builds meshes (it travels with the limits, so
+    a change restarts the worker with it).
     """
 
     max_points: int = 200_000
@@ -42,3 +87,4 @@ class IngestLimits:
     job_timeout_s: float = 10.0
     worker_memory_mb: int = 2048
     hull_warning_threshold: float = 0.005
+    mesh: MeshSettings = field(default_factory=MeshSettings)

@@ -45,7 +45,7 @@ from gjk_ros.ros.records import PairStatus
 import numpy
 
 __all__ = ['CycleStats', 'compute_status', 'DiagnosticsReporter', 'error_status',
-           'inputs_status', 'lifecycle_status', 'link_statuses']
+           'inputs_status', 'lifecycle_status', 'link_statuses', 'mesh_status']
 
 # diagnostic_updater asks software nodes without a device to say 'none'.
 HARDWARE_ID = 'none'
@@ -299,6 +299,44 @@ def decomposition_status(node_name, waiting, failures):
                    _values(waiting=len(waiting), failed=len(failures)))
 
 
+def _mesh_text(use):
+    """One mesh as the meshes entry says it: mode, pieces, watertight or hull reach."""
+    if use.mode == 'exact':
+        text = 'exact, %d piece(s), %s' % (use.pieces, 'watertight' if use.watertight else
+                                           'not watertight (open parts unsigned)')
+    elif use.mode == 'parts':
+        text = 'parts (CoACD, hull until decomposed)'
+    elif math.isnan(use.hull_deviation):
+        text = 'hull'
+    else:
+        text = 'hull, reaches %.3g m beyond the mesh' % use.hull_deviation
+    return '%s: %s%s' % (use.label, text, ('; ' + use.note) if use.note else '')
+
+
+def mesh_status(node_name, uses):
+    """
+    Build the meshes entry: what each non-convex mesh became (``mesh_mode``), one value a body.
+
+    WARN while a mesh is not what was asked for (an exact mesh kept its hull, parts without
+    decompose_meshes) or an exact mesh is not watertight (its open parts have no inside).
+    """
+    bodies, counts = {}, collections.Counter()
+    for use in uses:
+        bodies.setdefault(use.body, []).append(_mesh_text(use))
+        counts[use.mode] += 1
+    problems = sorted({use.body for use in uses if use.note or use.watertight is False})
+    reaches = [use.hull_deviation for use in uses
+               if use.mode == 'hull' and not math.isnan(use.hull_deviation)]
+    message = ', '.join('%d %s' % (counts[mode], mode) for mode in sorted(counts)) or 'none'
+    message = '%s mesh(es): %s' % (len(uses), message)
+    if reaches:
+        message += '; hulls reach up to %.3g m beyond their meshes' % max(reaches)
+    if problems:
+        message += '; see %s' % _listed(problems)
+    values = [KeyValue(key=body, value='; '.join(texts)) for body, texts in sorted(bodies.items())]
+    return _status(node_name, 'meshes', WARN if problems else OK, message, values)
+
+
 class DiagnosticsReporter:
     """
     ``/diagnostics`` of one node, from what its ``Cycle`` holds (none while unconfigured).
@@ -419,6 +457,10 @@ class DiagnosticsReporter:
             error = source.status(cycle.clocks.now_ns()).error
             if error is not None:
                 statuses.append(error_status(name, source.name, error))
+        uses = [use for source in cycle.sources.values()
+                for use in getattr(source, 'mesh_uses', list)()]
+        if uses:
+            statuses.append(mesh_status(name, uses))
         if config.decompose_meshes:
             statuses.append(decomposition_status(name, cycle.decomposer.waiting(),
                                                  cycle.decomposer.failures()))

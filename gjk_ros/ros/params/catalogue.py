@@ -160,8 +160,9 @@ PARAMETERS = (
                   'is tracked. Off the compute path: a body uses its hull (conservative: '
                   'distances can only be shorter) until its parts are ready, and the diagnostics '
                   'list the meshes still waiting. Parts are cached on disk by mesh content and '
-                  'settings.',
-                  reconfigures=('decomposition',)),
+                  'settings. A mesh whose mode is chosen (mesh_mode, mesh_mode_overrides) is '
+                  'built in that mode instead.',
+                  reconfigures=('decomposition', 'ingestion', 'sources')),
     ParameterSpec('decomposition_threshold', 'double', 0.05,
                   "CoACD's concavity threshold (relative to the mesh size): smaller gives more, "
                   'tighter parts.',
@@ -174,6 +175,25 @@ PARAMETERS = (
                   'Folder of the decomposition cache (parts keyed by mesh content and settings); '
                   "'' for $XDG_CACHE_HOME/gjk_ros/decomposition.",
                   reconfigures=('decomposition',)),
+    ParameterSpec('mesh_mode', 'string', '',
+                  'How a non-convex mesh (URDF <mesh>, marker MESH_RESOURCE or TRIANGLE_LIST, '
+                  'CollisionObject mesh, static_obstacles mesh) is measured: hull (its convex '
+                  'hull: one piece, conservative, fills every cavity), exact (the mesh as it '
+                  'is, as exact convex pieces: negative inside a closed mesh, unsigned at an '
+                  'open one), parts (CoACD parts of the mesh files decompose_meshes names). '
+                  "'' (default): obstacles exact, links hull (docs/nonconvex.md says why). "
+                  'Bodies are rebuilt when it changes (markers and planning-scene objects when '
+                  'next received).',
+                  reconfigures=('ingestion', 'sources')),
+    ParameterSpec('mesh_mode_overrides', 'string_array', [],
+                  "mesh_mode per body, as 'name_pattern:mode' entries (fnmatch on link and "
+                  "obstacle names), e.g. ['shelf*:exact', 'panda_*:hull']; the first matching "
+                  'entry wins over mesh_mode.',
+                  reconfigures=('ingestion', 'sources')),
+    ParameterSpec('max_mesh_pieces', 'integer', _LIMITS.mesh.max_pieces,
+                  'Most convex pieces one exact mesh may become; a mesh needing more keeps its '
+                  'hull, and a warning names it.',
+                  low=1, high=1000000, reconfigures=('ingestion', 'sources')),
     ParameterSpec('max_points', 'integer', _LIMITS.max_points,
                   'Most points in one marker (POINTS, TRIANGLE_LIST, ...) or point-set piece; a '
                   'bigger body is rejected with a reason naming it.',

@@ -22,10 +22,11 @@ obstacle, and the entries that match nothing now.
 from dataclasses import dataclass
 import fnmatch
 
-from gjk_ros.ros.inputs.limits import IngestLimits
+from gjk_ros.ros.inputs.limits import IngestLimits, MeshSettings
 from gjk_ros.ros.inputs.sources.observation_settings import ObservationSettings
 from gjk_ros.ros.params.catalogue import PARAMETERS
-from gjk_ros.ros.params.validation import PAIR_PARAMETERS, parse_padding_entry
+from gjk_ros.ros.params.validation import (PAIR_PARAMETERS, parse_mesh_mode_entry,
+                                           parse_padding_entry)
 
 __all__ = ['Config']
 
@@ -70,6 +71,9 @@ class Config:
     decomposition_threshold: float = 0.05
     decomposition_timeout: float = 600.0
     decomposition_cache: str = ''
+    mesh_mode: str = ''
+    mesh_mode_overrides: tuple = ()
+    max_mesh_pieces: int = _LIMITS.mesh.max_pieces
     max_points: int = _LIMITS.max_points
     max_markers_per_message: int = _LIMITS.max_markers_per_message
     max_message_bytes: int = _LIMITS.max_message_bytes
@@ -140,7 +144,10 @@ class Config:
             max_parameter_bytes=self.max_parameter_bytes, max_nesting=self.max_nesting,
             max_yaml_nodes=self.max_yaml_nodes, job_timeout_s=self.ingest_timeout,
             worker_memory_mb=self.ingest_memory_mb,
-            hull_warning_threshold=self.hull_warning_threshold)
+            hull_warning_threshold=self.hull_warning_threshold,
+            mesh=MeshSettings(self.mesh_mode, tuple(parse_mesh_mode_entry(entry)
+                                                    for entry in self.mesh_mode_overrides),
+                              self.max_mesh_pieces, self.decompose_meshes))
 
     def link_in_scope(self, name):
         """Whether a link is tracked (include/exclude patterns)."""
@@ -195,6 +202,7 @@ class Config:
             'link_include': links, 'link_exclude': links, 'link_padding': links,
             'obstacle_include': obstacles, 'obstacle_exclude': obstacles,
             'obstacle_padding': obstacles, 'static_obstacle_namespaces': namespaces,
+            'mesh_mode_overrides': set(links) | set(obstacles),
         }
         unmatched = []
         for parameter, names in candidates.items():
@@ -218,6 +226,8 @@ def _pair_listed(first, second, entries):
 
 
 def _pattern_of(parameter, entry):
+    if parameter == 'mesh_mode_overrides':
+        return parse_mesh_mode_entry(entry)[0]
     return parse_padding_entry(entry)[0] if parameter.endswith('_padding') else entry
 
 

@@ -23,6 +23,7 @@ import array
 import math
 import re
 
+from gjk_ros.ros.inputs.limits import MESH_MODES
 from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
                                                              source_parameter_of,
                                                              source_parameter_problem,
@@ -30,8 +31,8 @@ from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_
 from gjk_ros.ros.params.body_texts import parsed_bodies
 from gjk_ros.ros.params.catalogue import PARAMETERS
 
-__all__ = ['MAX_PADDING', 'PAIR_PARAMETERS', 'parse_padding_entry', 'SCALING_GROUP_ENTRY',
-           'validate_parameter']
+__all__ = ['MAX_PADDING', 'PAIR_PARAMETERS', 'parse_mesh_mode_entry', 'parse_padding_entry',
+           'SCALING_GROUP_ENTRY', 'validate_parameter']
 
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 _SOURCE_SPECS = {spec.name: spec for spec in OBSERVATION_SOURCE_PARAMETERS}
@@ -87,8 +88,24 @@ def parse_padding_entry(entry):
     return pattern, metres
 
 
+def parse_mesh_mode_entry(entry):
+    """
+    Split a ``'name_pattern:mode'`` entry of ``mesh_mode_overrides`` into (pattern, mode).
+
+    The last colon separates (as ``gjk_ros.models.mesh_bodies.parse_mode_overrides``, which the
+    planner API uses). Raises ValueError with the reason, quoting the entry.
+    """
+    pattern, colon, mode = entry.rpartition(':')
+    mode = mode.strip()
+    if not colon or not pattern or mode not in MESH_MODES:
+        raise ValueError("entries must look like 'name_pattern:mode' with mode one of %s, got %r"
+                         % (', '.join(MESH_MODES), entry))
+    return pattern, mode
+
+
 def _validate_patterns(spec, value):
-    if len(value) > MAX_PADDING_ENTRIES and spec.name.endswith('_padding'):
+    if len(value) > MAX_PADDING_ENTRIES and (spec.name.endswith('_padding')
+                                             or spec.name == 'mesh_mode_overrides'):
         return 'at most %d entries, got %d' % (MAX_PADDING_ENTRIES, len(value))
     for pattern in value:
         if not isinstance(pattern, str) or not pattern:
@@ -96,6 +113,11 @@ def _validate_patterns(spec, value):
         if spec.name.endswith('_padding'):
             try:
                 parse_padding_entry(pattern)
+            except ValueError as error:
+                return str(error)
+        if spec.name == 'mesh_mode_overrides':
+            try:
+                parse_mesh_mode_entry(pattern)
             except ValueError as error:
                 return str(error)
         if spec.name == 'scaling_groups' and not SCALING_GROUP_ENTRY.fullmatch(pattern):
@@ -145,6 +167,9 @@ def validate_parameter(name, value, limits=None):
         return reason
     if templated is not None:
         return source_parameter_problem(templated.parameter, value)
+    if name == 'mesh_mode' and value not in ('',) + MESH_MODES:
+        return "must be '' (obstacles exact, links hull) or one of %s, got %r" % (
+            ', '.join(MESH_MODES), value)
     if name == 'fixed_frame' and not value.strip('/'):
         return 'must name a frame'
     if name.endswith('_topic') and value and not _TOPIC_NAME.fullmatch(value):

@@ -79,12 +79,17 @@ class _Marker:
     geometry_key: str
     placement: MarkerPlacement = None
     expires: object = None
-    piece: object = None
+    pieces: tuple = None
     error: str = None
+    mesh_use: object = None
 
     @property
     def pending(self):
-        return self.piece is None and self.error is None
+        return self.pieces is None and self.error is None
+
+
+# A slot piece of a marker: one per piece (an exact mesh marker has many), ``ns`` first.
+_MarkerPart = collections.namedtuple('_MarkerPart', 'ns id part')
 
 
 def _qos_text(qos):
@@ -257,12 +262,15 @@ class MarkerSource(Source):
                                     op.stamp_ns)
         if state is not None and placement.same_place(state.placement):
             placement = state.placement  # keep what was resolved for it
-        if op.piece is not None:
-            piece = op.piece if op.piece.body == op.name else replace(op.piece, body=op.name)
+        if op.pieces is not None:
+            pieces = tuple(piece if piece.body == op.name else replace(piece, body=op.name)
+                           for piece in op.pieces)
+            mesh_use = op.mesh_use if op.mesh_use is None or op.mesh_use.body == op.name \
+                else replace(op.mesh_use, body=op.name)
             self._markers[marker_id] = _Marker(op.name, op.geometry_key, placement, expires,
-                                               piece)
+                                               pieces, mesh_use=mesh_use)
             self._changed = True
-        elif state is not None and state.piece is not None and state.name == op.name and \
+        elif state is not None and state.pieces is not None and state.name == op.name and \
                 state.geometry_key == op.geometry_key:
             state.placement, state.expires = placement, expires
         else:
@@ -318,16 +326,28 @@ class MarkerSource(Source):
                     level='warning')
 
     def _pieces(self):
-        """Return the slot's pieces, one per marker, in marker order."""
+        """
+        Return the slot's pieces in marker order: one per piece of each marker.
+
+        An exact mesh marker has many pieces; a rejected or pending one, one without a piece.
+        """
         ordered = sorted(self._markers.items())
-        pieces = tuple(SourcePiece(self.kind, marker.name, PieceKey(self.name, marker_id),
-                                   marker.piece, marker.error, marker.pending)
-                       for marker_id, marker in ordered)
+        pieces = tuple(
+            SourcePiece(self.kind, marker.name,
+                        PieceKey(self.name, _MarkerPart(marker_id.ns, marker_id.id, part)),
+                        piece, marker.error, marker.pending)
+            for marker_id, marker in ordered
+            for part, piece in enumerate(marker.pieces or (None,)))
         namespaces = sorted({marker_id.ns for marker_id, _ in ordered})
         index = {namespace: position for position, namespace in enumerate(namespaces)}
         self._namespaces = (tuple(namespaces), numpy.array(
-            [index[marker_id.ns] for marker_id, _ in ordered], dtype=numpy.int64))
+            [index[entry.key.item.ns] for entry in pieces], dtype=numpy.int64))
         return SourceData(pieces)
+
+    def mesh_uses(self):
+        """Return the ``MeshUse`` of every marker that is a non-convex mesh."""
+        return [marker.mesh_use for _, marker in sorted(self._markers.items())
+                if marker.mesh_use is not None]
 
     def _placements(self):
         """Return the slot's frames and origins (frame None: not placed at its stamp yet)."""
@@ -336,7 +356,7 @@ class MarkerSource(Source):
         frames, origins = [], numpy.tile(numpy.eye(4), (len(pieces), 1, 1))
         expiries = numpy.full(len(pieces), TIMELESS, dtype=numpy.int64)
         for index, entry in enumerate(pieces):
-            marker = self._markers[entry.key.item]
+            marker = self._markers[MarkerId(entry.key.item.ns, entry.key.item.id)]
             if marker.expires is not None:
                 expiries[index] = marker.expires
             placement = marker.placement

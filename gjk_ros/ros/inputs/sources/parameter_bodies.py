@@ -50,14 +50,19 @@ class ParameterBodySource(Source):
         self._fixed_frame = ''
         self._tokens = {}
         self._pieces = {LINK: (), OBSTACLE: ()}
+        self._mesh = None
+        self._mesh_uses = {LINK: (), OBSTACLE: ()}
         self._data = None
 
     def configure(self, config):
         texts = {kind: getattr(config, name) for kind, name in _TEXT_OF_KIND.items()}
-        if (texts, config.fixed_frame) == (self._texts, self._fixed_frame):
+        limits = config.ingest_limits()
+        # Built again when a text, the frame or how meshes are built (mesh_mode) changes.
+        if (texts, config.fixed_frame, limits.mesh) == (self._texts, self._fixed_frame,
+                                                        self._mesh):
             return
         self._texts, self._fixed_frame, self._data = texts, config.fixed_frame, None
-        limits = config.ingest_limits()
+        self._mesh = limits.mesh
         for kind, text in texts.items():
             problem = ('parameter', kind)
             try:
@@ -89,11 +94,17 @@ class ParameterBodySource(Source):
         if result.error is not None:
             self._context.problems.report(problem, 'parameter bodies rejected: %s'
                                           % result.error.reason)
-            self._pieces[kind] = ()
+            self._pieces[kind], self._mesh_uses[kind] = (), ()
             return
         self._context.problems.resolve(problem)
+        self._mesh_uses[kind] = tuple(entry.mesh_use for entry in result.value
+                                      if entry.mesh_use is not None)
         # A body the worker rejected keeps its reason (the body is INVALID).
         self._pieces[kind] = tuple(
             SourcePiece(kind, entry.body, PieceKey(self.name, (kind, entry.body, entry.index)),
                         entry.piece, entry.error)
             for entry in result.value)
+
+    def mesh_uses(self):
+        """Return the ``MeshUse`` of each non-convex mesh of the parameter bodies."""
+        return list(self._mesh_uses[LINK] + self._mesh_uses[OBSTACLE])

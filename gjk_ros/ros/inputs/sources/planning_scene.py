@@ -35,6 +35,8 @@ applied in arrival order, because a diff only makes sense after the messages bef
 import collections
 from dataclasses import replace
 import itertools
+import math
+import re
 
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.inputs.ingestion import Mailbox
@@ -45,7 +47,7 @@ from gjk_ros.ros.inputs.sources.base import (CollisionRules, PieceKey, Source, S
 from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['PlanningSceneSource', 'SCENE_TOPICS']
+__all__ = ['scene_mesh_uses', 'PlanningSceneSource', 'SCENE_TOPICS']
 
 # Reliable as MoveIt publishes; volatile, so transient-local publishers match too.
 SCENE_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
@@ -161,6 +163,15 @@ class PlanningSceneSource(Source):
             self._data = replace(self._data, not_ready=not_ready)
         return self._data
 
+    def mesh_uses(self):
+        """Return the ``MeshUse`` of each non-convex mesh of the scene's objects."""
+        scene = self._state
+        if scene is None:
+            return []
+        found = [(name, entry) for name, entry in sorted(scene.objects.items())]
+        found += [(name, entry.object) for name, entry in sorted(scene.attached.items())]
+        return [use for name, entry in found for use in scene_mesh_uses(name, entry.pieces)]
+
     def _apply(self, result):
         self._pending.discard(result.token)
         problems = self._context.problems
@@ -247,6 +258,39 @@ def _pieces(source, scene, kind, table):
         pieces += [SourcePiece(kind, name, PieceKey(source, (table, name, index)), piece)
                    for index, piece in enumerate(found.placed())]
     return tuple(pieces)
+
+
+# What ``gjk_ros.models.mesh_bodies.exact_pieces`` and ``meshes.mesh_shape`` call the pieces
+# of a mesh: a collision object carries only its pieces, so its meshes are read from them.
+_EXACT_PIECE = re.compile(r'(?P<label>.*): exact (solid|surface) piece (?P<n>\d+) of \d+')
+_HULL_PIECE = re.compile(r'(?P<label>.*?)( scaled \S+)? \(hull of \d+ vertices\), not convex')
+
+
+def scene_mesh_uses(name, pieces):
+    """
+    Return the ``MeshUse`` of each non-convex mesh among a collision object's pieces.
+
+    An exact mesh is watertight when none of its pieces is a ``SurfacePiece``; a hull's reach
+    beyond its mesh is not carried by the object (NaN), its warning says it when large.
+    """
+    load_models()  # one whole import, whatever thread (model_imports.py)
+    from gjk_ros.models.mesh_bodies import MeshUse, SurfacePiece
+    uses, exact = [], {}
+    for piece in pieces:
+        match = _EXACT_PIECE.fullmatch(piece.description)
+        if match is not None:
+            label = match.group('label')
+            if match.group('n') == '1' or label not in exact:
+                exact[label] = [0, True]
+                uses.append(label)
+            exact[label][0] += 1
+            exact[label][1] &= not isinstance(piece, SurfacePiece)
+            continue
+        match = _HULL_PIECE.fullmatch(piece.description)
+        if match is not None:
+            uses.append(MeshUse(name, match.group('label'), 'hull', 1, None, math.nan))
+    return [MeshUse(name, use, 'exact', *exact[use]) if isinstance(use, str) else use
+            for use in uses]
 
 
 # A planning-scene problem of the latest message as the problem log keys it.

@@ -77,6 +77,9 @@ class RobotModelSource(Source):
         self._fixed_frame = ''
         self._data = None
         self._max_bytes = 0
+        self._mesh = None          # the mesh settings the model was built with
+        self._description = None   # the last accepted bytes (rebuilt when _mesh changes)
+        self._mesh_uses = ()
         self._required = True
         self._timeout = 0.0
         self._topic = 'robot_description'
@@ -90,7 +93,7 @@ class RobotModelSource(Source):
         """Drop the model, as before the first message (tests start over with it)."""
         self._model = _ModelState()
         self._started = self._context.clocks.steady()
-        self._pieces, self._data = (), None
+        self._pieces, self._data, self._description, self._mesh_uses = (), None, None, ()
 
     def subscribe(self, node):
         self._subscribe(node, String, 'robot_description', self.on_description, LATCHED_QOS,
@@ -106,6 +109,11 @@ class RobotModelSource(Source):
         self._timeout = config.robot_description_timeout
         if config.fixed_frame != self._fixed_frame:
             self._fixed_frame, self._data = config.fixed_frame, None
+        mesh = config.ingest_limits().mesh
+        if mesh != self._mesh:
+            self._mesh = mesh
+            if self._description is not None:
+                self._submit(self._description)  # built again in the new mesh modes
 
     def on_description(self, data):
         """Raw ``robot_description`` bytes: to the worker, unless over the size limit."""
@@ -114,8 +122,16 @@ class RobotModelSource(Source):
             self._reject('%d bytes exceed max_description_bytes (%d)'
                          % (len(data), self._max_bytes))
             return
-        self._model.token = self._context.ingestor.submit(RobotDescriptionJob(bytes(data)),
+        self._submit(bytes(data))
+
+    def _submit(self, data):
+        self._description = data
+        self._model.token = self._context.ingestor.submit(RobotDescriptionJob(data),
                                                           self._mailbox)
+
+    def mesh_uses(self):
+        """Return the ``MeshUse`` of each non-convex mesh of the built model."""
+        return list(self._mesh_uses)
 
     def on_semantic(self, data):
         """Raw ``robot_description_semantic`` bytes: to the worker."""
@@ -173,6 +189,7 @@ class RobotModelSource(Source):
             return
         model: RobotModel = result.value
         self._joints = model.joints
+        self._mesh_uses = model.mesh_uses
         self._model.built, self._model.error = True, None
         self._context.problems.keep_only(('robot_description',), set())
         pieces = [SourcePiece(LINK, link, PieceKey(self.name, ('piece', link, index)), piece)
