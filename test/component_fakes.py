@@ -40,16 +40,17 @@ NS = 1_000_000_000
 
 
 class Recorder:
-    """Stands in for a publisher: keeps what the node published."""
+    """Stands in for a publisher: keeps what the node published; ``listeners`` subscribe."""
 
-    def __init__(self):
+    def __init__(self, listeners=1):
         self.messages = []
+        self.listeners = listeners
 
     def publish(self, message):
         self.messages.append(message)
 
     def get_subscription_count(self):
-        return 0
+        return self.listeners
 
 
 class RecordingLogger:

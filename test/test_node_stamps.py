@@ -131,7 +131,7 @@ class Driver:
         for name, recorder in self.outputs.items():
             setattr(node.cycle.outputs, name, recorder)
         node.cycle.outputs.names = Recorder()
-        node.cycle.outputs.markers = Recorder()
+        node.cycle.outputs.markers = Recorder(listeners=0)
         node.cycle.sources['robot_description'].on_description(
             serialize_message(String(data=URDF)))
 

@@ -123,7 +123,7 @@ class Driver:
         node.cycle.outputs.min_distance = self.min_distance
         node.cycle.outputs.distances = self.distances
         node.cycle.outputs.names = Recorder()
-        node.cycle.outputs.markers = Recorder()
+        node.cycle.outputs.markers = Recorder(listeners=0)
 
     def tf(self, quaternion=(0.0, 0.0, 0.0, 1.0)):
         transform = TransformStamped()

@@ -32,6 +32,7 @@ pair tracker can keep the simplex caches of pieces that merely moved.
 
 from dataclasses import dataclass, field, replace
 import itertools
+from types import MappingProxyType
 
 import numpy
 
@@ -213,6 +214,7 @@ class NameRegistry:
     def __init__(self):
         self._ids = {LINK: {}, OBSTACLE: {}}
         self._next = {LINK: 0, OBSTACLE: 0}
+        self._by_id = {LINK: None, OBSTACLE: None}  # names_by_id, until a name comes or goes
 
     def id_of(self, kind, name):
         """
@@ -228,6 +230,7 @@ class NameRegistry:
         if name in ids:
             return ids[name], False
         ids[name] = self._take_id(kind)
+        self._by_id[kind] = None
         return ids[name], True
 
     def _take_id(self, kind):
@@ -254,6 +257,8 @@ class NameRegistry:
         gone = [name for name in ids if name not in names]
         for name in gone:
             del ids[name]
+        if gone:
+            self._by_id[kind] = None
         return bool(gone)
 
     def as_dict(self):
@@ -264,8 +269,15 @@ class NameRegistry:
                     self._ids[OBSTACLE].items(), key=lambda item: item[1])}}
 
     def names_by_id(self, kind):
-        """Return ``{id: name}`` of one kind."""
-        return {i: name for name, i in self._ids[kind].items()}
+        """
+        Return ``{id: name}`` of one kind, read-only.
+
+        Made once per change of names, not per cycle: with a thousand obstacles the mapping
+        cost more than measuring the pairs beyond ``max_distance``.
+        """
+        if self._by_id[kind] is None:
+            self._by_id[kind] = MappingProxyType({i: name for name, i in self._ids[kind].items()})
+        return self._by_id[kind]
 
 
 def _keys_of(body):

@@ -148,28 +148,41 @@ class Outputs:
         world's NameRegistry and ``link_groups`` its SRDF groups (the scaling groups).
         """
         config = self._config
-        self.distances.publish(make_cloud(records[~self_mask], header))
-        if config.self_collision:
+        # The record clouds and the safety detail are packed only for someone listening: a
+        # thousand obstacles make a megabyte cloud, and packing, serializing and handing it to
+        # the middleware cost more than measuring the pairs (volatile topics: a subscriber
+        # that comes later gets the next cycle's message either way). The minimum, ~/safety
+        # and the speed scaling are small and always published.
+        if self.distances.get_subscription_count():
+            self.distances.publish(make_cloud(records[~self_mask], header))
+        if config.self_collision and self.self_distances.get_subscription_count():
             self.self_distances.publish(make_cloud(records[self_mask], header))
         counted = slice(None) if config.self_collision_in_min_distance else ~self_mask
         minimum = min_distance(records[counted], not reasons, config.max_distance,
                                config.allow_no_obstacles)
         self.min_distance.publish(Float64(data=minimum))
-        link_names = names.names_by_id(LINK)
-        link, obstacle, cause = safety_cause(
-            records[counted], self_mask[counted], minimum, reasons,
-            (link_names, names.names_by_id(OBSTACLE)), config.max_distance)
         self.safety.publish(Range(header=header, radiation_type=Range.INFRARED,
                                   field_of_view=0.0, min_range=-math.inf,
                                   max_range=config.max_distance, range=minimum))
+        link_names = names.names_by_id(LINK)
+        scaling = self.scaling.publish(
+            minimum, records[counted], lambda subset: min_distance(
+                subset, not reasons, config.max_distance, config.allow_no_obstacles),
+            link_names, link_groups)
+        if self.safety_detail.get_subscription_count():
+            self._publish_detail(records[counted], self_mask[counted], minimum, reasons, header,
+                                 (link_names, names.names_by_id(OBSTACLE)), scaling)
+
+    def _publish_detail(self, records, self_mask, minimum, reasons, header, names, scaling):
+        """``~/safety_detail``: the minimum, the pair or reason behind it, and the scaling."""
+        max_distance = self._config.max_distance
+        link, obstacle, cause = safety_cause(records, self_mask, minimum, reasons, names,
+                                             max_distance)
         level = DiagnosticStatus.OK if minimum > 0.0 else \
             DiagnosticStatus.WARN if math.isfinite(minimum) else DiagnosticStatus.ERROR
         values = {'min_distance': repr(minimum), 'link': link, 'obstacle': obstacle,
                   'ready': str(not reasons).lower(), 'frame_id': header.frame_id}
-        values.update(self.scaling.publish(
-            minimum, records[counted], lambda subset: min_distance(
-                subset, not reasons, config.max_distance, config.allow_no_obstacles),
-            link_names, link_groups))
+        values.update(scaling)
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
