@@ -24,6 +24,7 @@ robot's fail-safe minimum, ``~/safety`` and speed scaling (docs/shards.md).
 - ``watch``: whether a shard is heard (deadline, liveliness, a steady-clock check);
 - ``board``: every shard's watch, and when the aggregate changes (no ROS);
 - ``outputs``: the aggregator's publishers and ``/diagnostics`` entries;
+- ``plan``: the shards file the launch file reads (no ROS);
 - ``settings``: the aggregator's parameters, declared and validated;
 - ``aggregator``: the rclpy node and its console script.
 """

@@ -27,11 +27,10 @@ import re
 
 from gjk_ros.ros.parameter_spec import ParameterSpec
 from gjk_ros.ros.qos import MIN_SAFETY_PERIOD
+from gjk_ros.ros.shards.plan import MAX_SHARDS
 
 __all__ = ['AggregatorSettings', 'PARAMETERS', 'settings_from']
 
-# Most shards one aggregator listens to (each costs two subscriptions and a diagnostics entry).
-MAX_SHARDS = 64
 # A ROS 2 name: tokens of letters, digits and underscores, not starting with a digit, joined by
 # single slashes; fully qualified with a leading slash, else relative to the aggregator's
 # namespace. No '~' or substitutions: a shard is another node, never a private name.

@@ -114,8 +114,6 @@ def read_summary(message):
         raise ValueError("'%s' is neither true nor false" % READY_KEY)
     minimum = _number(values, MINIMUM_KEY)
     factor = _number(values, FACTOR_KEY, 0.0, 1.0)
-    if math.isnan(minimum):
-        raise ValueError("'%s' is NaN" % MINIMUM_KEY)
     header = message.header
     return ShardSummary(minimum=minimum, factor=factor, stamp_ns=stamp_ns(header.stamp),
                         frame_id=header.frame_id[:MAX_TEXT], ready=ready == 'true',
