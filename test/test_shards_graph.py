@@ -32,6 +32,7 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.core import ConvexPolytope, signed_distance
+from gjk_ros.ros.listener import DistanceListener
 from node_harness import (box_urdf, marker, matrix, NodeProcess, Scene, STARTUP_TIMEOUT,
                           wait_until)
 import pytest
@@ -93,6 +94,10 @@ def test_a_killed_shard_makes_the_whole_robot_unknown_within_the_deadline(ros_en
         scene.subscribe('detail', DiagnosticArray, prefix + 'safety_detail')
         scene.subscribe('scaling', Float64, prefix + 'speed_scaling')
         scene.subscribe('detail_b', DiagnosticArray, '/b/gjk_distance/safety_detail')
+        # A consumer reads the aggregator as it reads one node.
+        summaries = []
+        DistanceListener(scene.node, lambda records, header: None, '/gjk_aggregator',
+                         on_summary=summaries.append)
         scene.send_static_tf('world', 'a')
         scene.send_static_tf('world', 'b', xyz=B_ORIGIN)
         scene.send_urdf(URDF)
@@ -114,6 +119,9 @@ def test_a_killed_shard_makes_the_whole_robot_unknown_within_the_deadline(ros_en
         assert values['link'] == 'a' and values['obstacle'] == 'near_a/0'
         assert detail.header.frame_id == 'world' and detail.header.stamp.sec > 0
         wait_until(lambda: scene.message('scaling').data == 1.0, what='full speed')
+        wait_until(lambda: summaries and summaries[-1].minimum == expected and
+                   summaries[-1].ready, what="the listener's joined summary")
+        assert summaries[-1].link == 'a' and 0.0 <= summaries[-1].age(scene.node) < 5.0
 
         # SIGKILL: no message, no goodbye.
         os.kill(shard_b.process.pid, signal.SIGKILL)
