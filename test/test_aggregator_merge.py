@@ -26,7 +26,7 @@ from component_fakes import Recorder
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.shards.board import ShardBoard
 from gjk_ros.ros.shards.outputs import AggregatorOutputs, ERROR, OK, WARN
-from gjk_ros.ros.shards.settings import settings_from
+from gjk_ros.ros.shards.settings import resolved, settings_from
 from gjk_ros.ros.shards.summary import merge, read_summary, ShardSummary
 from gjk_ros.ros.shards.watch import ShardWatch
 from hypothesis import given, strategies
@@ -280,6 +280,14 @@ def test_good_parameters_are_kept():
                               'deadline': 0.5})
     assert settings.shards == ('/a/gjk_distance', 'b/gjk_distance')
     assert settings.deadline == 0.5
+
+
+def test_relative_shard_names_join_the_aggregators_namespace():
+    assert resolved(['/a/gjk_distance', 'b/gjk_distance'], '/robot') == [
+        '/a/gjk_distance', '/robot/b/gjk_distance']
+    assert resolved(['b/gjk_distance'], '/') == ['/b/gjk_distance']
+    with pytest.raises(ValueError, match='twice once resolved'):
+        resolved(['/robot/b/gjk_distance', 'b/gjk_distance'], '/robot')
 
 
 class _FakeNode:

@@ -34,7 +34,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros.listener import DistanceListener
 from node_harness import (box_urdf, marker, matrix, NodeProcess, Scene, STARTUP_TIMEOUT,
-                          wait_until)
+                          TIMEOUT, wait_until)
 import pytest
 from sensor_msgs.msg import Range
 from std_msgs.msg import Float64
@@ -60,8 +60,9 @@ class AggregatorProcess(NodeProcess):
 
     def command(self):
         params_file = self.work_dir / 'aggregator.yaml'
-        params_file.write_text('/**:\n  ros__parameters:\n    shards: [%s]\n    deadline: %r\n'
-                               % (', '.join(self.parameters['shards']), DEADLINE))
+        params_file.write_text('/**:\n  ros__parameters:\n    shards: [%s]\n    deadline: %s\n'
+                               % (', '.join(self.parameters['shards']),
+                                  self.parameters.get('deadline', repr(DEADLINE))))
         script = VENV_BIN / 'gjk_aggregator'
         program = [str(script)] if script.exists() else [
             sys.executable, '-m', 'gjk_ros.ros.shards.aggregator']
@@ -181,3 +182,18 @@ def test_a_shard_offering_a_longer_deadline_is_never_heard_and_named(ros_env, tm
                    STARTUP_TIMEOUT, 'the incompatible offer named', node_process=aggregator)
         values = values_of(scene.message('detail'))
         assert values['min_distance'] == '-inf' and values['ready'] == 'false'
+
+
+@pytest.mark.parametrize('shards, deadline, named', [
+    ([], 0.25, 'parameter shards is empty'),
+    (['/a/gjk_distance'], '1', 'parameter deadline must be a double'),
+])
+def test_a_bad_parameter_stops_the_aggregator_naming_it(ros_env, tmp_path, shards, deadline,
+                                                        named):
+    process = AggregatorProcess(ros_env, tmp_path, {'shards': shards, 'deadline': deadline})
+    process.start()
+    try:
+        assert process.process.wait(TIMEOUT) == 1
+    finally:
+        process.stop()
+    assert process.lines_with('bad parameter', named), process.output()

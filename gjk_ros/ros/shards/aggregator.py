@@ -34,12 +34,13 @@ from diagnostic_msgs.msg import DiagnosticArray
 from gjk_ros.ros.qos import OUTPUT_QOS, safety_qos
 from gjk_ros.ros.shards.board import ShardBoard
 from gjk_ros.ros.shards.outputs import AggregatorOutputs
-from gjk_ros.ros.shards.settings import PARAMETERS, settings_from
+from gjk_ros.ros.shards.settings import PARAMETERS, resolved, settings_from
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.event_handler import SubscriptionEventCallbacks
-from rclpy.exceptions import ParameterUninitializedException
+from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterValueException,
+                              ParameterUninitializedException)
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -54,6 +55,8 @@ DIAGNOSTICS_PERIOD = 1.0
 WATCHDOG_FRACTION = 0.2
 
 _TYPES = {'double': Parameter.Type.DOUBLE, 'string_array': Parameter.Type.STRING_ARRAY}
+_KINDS = {'double': 'double, written with a decimal point (0.5, 1.0)',
+          'string_array': "list of strings (['/ns/gjk_distance'])"}
 
 
 class Aggregator(Node):
@@ -72,10 +75,7 @@ class Aggregator(Node):
         self.settings = settings_from(self._declare_parameters())
         deadline = self.settings.deadline
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.shard_names = [self._resolve(name) for name in self.settings.shards]
-        if len(set(self.shard_names)) < len(self.shard_names):
-            raise ValueError('parameter shards names a shard twice once resolved: %s'
-                             % ', '.join(self.shard_names))
+        self.shard_names = resolved(self.settings.shards, self.get_namespace())
         self.board = ShardBoard(self.shard_names, deadline)
         self.outputs = AggregatorOutputs(self, deadline)
         requested = safety_qos(deadline)
@@ -98,18 +98,15 @@ class Aggregator(Node):
                     from_value=spec.low, to_value=spec.high, step=0.0)]
             # A required list has no default: declared by type, it stays unset until given.
             default = spec.default if spec.default != [] else _TYPES[spec.kind]
-            self.declare_parameter(spec.name, default, descriptor)
             try:
+                self.declare_parameter(spec.name, default, descriptor)
                 values[spec.name] = self.get_parameter(spec.name).value
             except ParameterUninitializedException:
                 values[spec.name] = []
+            except (InvalidParameterTypeException, InvalidParameterValueException):
+                raise ValueError('parameter %s must be a %s' % (spec.name, _KINDS[spec.kind])) \
+                    from None
         return values
-
-    def _resolve(self, name):
-        """Return a shard's fully qualified name (a relative one joins our namespace)."""
-        if name.startswith('/'):
-            return name
-        return '%s/%s' % (self.get_namespace().rstrip('/'), name)
 
     def _subscribe(self, name, qos):
         watch = self.board.watches[name]
@@ -156,15 +153,16 @@ def main(args=None):
     rclpy.init(args=args)
     node, executor = None, None
     try:
-        node = Aggregator()
+        try:
+            node = Aggregator()
+        except ValueError as error:
+            rclpy.logging.get_logger(NODE_NAME).fatal('bad parameter: %s' % error)
+            return 1
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except ValueError as error:
-        rclpy.logging.get_logger(NODE_NAME).fatal('bad parameter: %s' % error)
-        return 1
     finally:
         for step in (lambda: executor.shutdown(timeout_sec=1.0), lambda: node.destroy_node(),
                      rclpy.try_shutdown):

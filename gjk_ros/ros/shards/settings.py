@@ -29,7 +29,7 @@ from gjk_ros.ros.parameter_spec import ParameterSpec
 from gjk_ros.ros.qos import MIN_SAFETY_PERIOD
 from gjk_ros.ros.shards.plan import MAX_SHARDS
 
-__all__ = ['AggregatorSettings', 'PARAMETERS', 'settings_from']
+__all__ = ['AggregatorSettings', 'PARAMETERS', 'resolved', 'settings_from']
 
 # A ROS 2 name: tokens of letters, digits and underscores, not starting with a digit, joined by
 # single slashes; fully qualified with a leading slash, else relative to the aggregator's
@@ -96,3 +96,21 @@ def settings_from(values):
         raise ValueError('parameter deadline must be a number of seconds in [%g, %g], got %r'
                          % (spec.low, spec.high, deadline))
     return AggregatorSettings(tuple(shards), float(deadline))
+
+
+def resolved(shards, namespace):
+    """
+    Return the shards' fully qualified names: a relative name joins ``namespace``.
+
+    Raises
+    ------
+    ValueError
+        When two entries name the same node once resolved.
+
+    """
+    names = [name if name.startswith('/') else '%s/%s' % (namespace.rstrip('/'), name)
+             for name in shards]
+    if len(set(names)) < len(names):
+        raise ValueError('parameter shards names a shard twice once resolved: %s'
+                         % ', '.join(names))
+    return names
