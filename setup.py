@@ -27,6 +27,7 @@ setup(
     entry_points={
         'console_scripts': [
             'gjk_distance_node = gjk_ros.ros.entry:main',
+            'gjk_aggregator = gjk_ros.ros.shards.aggregator:main',
             'gjk-ros = gjk_ros.cli:main',
         ],
     },
