@@ -73,7 +73,7 @@ def test_share_folder_matches_sources(share, folder, pattern, required):
         assert installed.read_bytes() == source.read_bytes(), f'{installed} is out of date'
 
 
-@pytest.mark.parametrize('script', ['gjk_distance_node', 'gjk-ros'])
+@pytest.mark.parametrize('script', ['gjk_distance_node', 'gjk_aggregator', 'gjk-ros'])
 def test_executables_where_launch_ros_looks(prefix, script):
     # launch_ros resolves Node(package=..., executable=...) to <prefix>/lib/<package>/<name>.
     executable = prefix / 'lib' / PACKAGE / script
@@ -84,7 +84,7 @@ def test_executables_where_launch_ros_looks(prefix, script):
 def test_venv_install_is_editable_with_scripts_on_path(prefix, tmp_path):
     if prefix.resolve() != pathlib.Path(sys.prefix).resolve():
         pytest.skip('not the embedded venv install (make install)')
-    for script in ('gjk_distance_node', 'gjk-ros'):
+    for script in ('gjk_distance_node', 'gjk_aggregator', 'gjk-ros'):
         assert os.access(prefix / 'bin' / script, os.X_OK), f'bin/{script} is missing'
     # From a folder outside the repository, the package must still resolve to the working tree.
     found = subprocess.run(
