@@ -17,15 +17,20 @@ Latest wins: a callback takes what already waits on its subscription before its 
 
 On a real rclpy graph in this process (no node process): a reliable raw subscription, a burst
 published before the executor spins, and the callbacks that follow. The TF input stores every
-message of a burst (the buffer keeps the history) and starts its cycle once, on the newest.
+message of a burst (the buffer keeps the history) and starts its cycle once, on the newest;
+overloaded, it decodes newest first within its budget and counts what it drops.
 """
 
 import time
 
 from component_fakes import FakeClocks, NS
+from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import TransformStamped
+from gjk_ros.ros.inputs import frames as frames_module
 from gjk_ros.ros.inputs.draining import take_waiting
 from gjk_ros.ros.inputs.frames import Frames
+from gjk_ros.ros.outputs.diagnostics import InputAges, inputs_status
+from gjk_ros.ros.params import Config
 from gjk_ros.ros.qos import TF_QOS
 import pytest
 import rclpy
@@ -138,3 +143,44 @@ def test_a_tf_burst_is_stored_whole_and_its_cycle_sees_the_newest(graph):
     # Every message is in the history: a time between two of them interpolates.
     middle = frames.buffer.lookup('world', 'hand', time_ns=(stamps[10] + stamps[11]) // 2)
     assert middle.matrix[0, 3] == pytest.approx((stamps[10] + stamps[11]) / 2 / NS, abs=1e-9)
+
+
+class _SlowClock:
+    """perf_counter for the TF input: each reading a millisecond later (every decode is slow)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1e-3
+        return self.now
+
+
+def test_an_overloaded_tf_input_keeps_the_newest_and_counts_what_it_drops(graph, monkeypatch):
+    node, executor = graph
+    seen = []
+    frames = Frames(_Problems(), _Clocks(now_ns=200 * NS), lambda: seen.append(
+        frames.buffer.lookup('world', 'hand').stamp_ns))
+    frames.configure(Config(rate_hz=1000.0))  # half a period: 0.5 ms, less than one decode
+    monkeypatch.setattr(frames_module, 'time', _SlowClock())
+    frames.subscribe(node)
+    publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
+    _matched(node, executor, publisher)
+    stamps = [100 * NS + k * NS // 100 for k in range(BURST)]
+    for stamp in stamps:
+        publisher.publish(_tf(stamp))
+    _spin_until(executor, lambda: frames.tf_messages + frames.tf_dropped >= BURST, 'the burst')
+    frames.close()
+    assert frames.tf_messages == frames.tf_callbacks, 'one decode per callback in the budget'
+    assert frames.tf_dropped == BURST - frames.tf_messages > 0
+    assert seen[-1] == stamps[-1], 'the newest transform is never the one dropped'
+
+
+def test_dropped_transforms_make_the_inputs_entry_warn():
+    entry = inputs_status('node', InputAges(tf=0.0, tf_messages=7, tf_dropped=3), 0.5)
+    assert entry.level == DiagnosticStatus.WARN
+    assert 'overloaded: 3 of 10 /tf messages dropped' in entry.message
+    values = {value.key: value.value for value in entry.values}
+    assert (values['tf_messages'], values['tf_dropped']) == ('7', '3')
+    quiet = inputs_status('node', InputAges(tf=0.0, tf_messages=7), 0.5)
+    assert quiet.level == DiagnosticStatus.OK and 'overloaded' not in quiet.message

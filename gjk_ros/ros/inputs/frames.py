@@ -25,6 +25,8 @@ frames, as tf2 logs TF_SELF_TRANSFORM and TF_NO_FRAME_ID, and once more when the
 """
 
 import collections
+import math
+import time
 
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
 from gjk_ros.ros.compute.pairs import InputState
@@ -36,6 +38,9 @@ import numpy
 from tf2_msgs.msg import TFMessage
 
 __all__ = ['Frames']
+
+# The share of a cycle period one /tf callback may spend decoding what waits (newest first).
+DRAIN_SHARE = 0.5
 
 # The problem-log keys of a transform the buffer refused, and of a piece with an absurd pose.
 _Refused = collections.namedtuple('_Refused', 'topic_kind topic parent child')
@@ -86,7 +91,9 @@ class Frames:
         self._node = None
         self._subscriptions = ()
         self.tf_messages = 0   # /tf messages stored
+        self.tf_dropped = 0    # /tf messages left undecoded: the node was overloaded
         self.tf_callbacks = 0  # /tf callbacks: each may start one cycle
+        self._drain_budget = math.inf  # until configure gives the rate
 
     def subscribe(self, node):
         """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
@@ -109,21 +116,33 @@ class Frames:
         self.buffer.set_cache_time(config.tf_buffer_duration)
         self.fixed_frame = config.fixed_frame
         self._timeout_ns = int(config.tf_timeout * 1e9)
+        self._drain_budget = DRAIN_SHARE / config.rate_hz
 
     def on_tf(self, data):
         """
         Store a raw ``/tf`` message and those waiting behind it, then maybe run a cycle.
 
         Latest wins (``draining.py``): a cycle slower than the TF period never leaves a backlog
-        of older transforms for the next one.
+        of older transforms for the next one. Decoding is what costs (a 50-frame message
+        takes 0.1-0.4 ms of Python), so it goes newest first, for at most ``DRAIN_SHARE`` of a
+        cycle period; what an overloaded node cannot decode in that time is the oldest, and
+        is dropped and counted (``/diagnostics``). What was decoded enters the buffer in the
+        order it arrived, as tf2 would have stored it.
         """
-        self.store(data, static=False)
-        stored = 1
+        waiting = [data]
         if self._subscriptions:
-            for waiting in take_waiting(self._subscriptions[0], TF_QOS.depth):
-                self.store(waiting, static=False)
-                stored += 1
-        self.tf_messages += stored
+            waiting += take_waiting(self._subscriptions[0], TF_QOS.depth)
+        deadline = time.perf_counter() + self._drain_budget
+        decoded = []  # newest first
+        for index in reversed(range(len(waiting))):
+            if decoded and time.perf_counter() > deadline:
+                self.tf_dropped += index + 1
+                break
+            decoded.append(self._decode(waiting[index], '/tf'))
+        for entries in reversed(decoded):
+            if entries is not None:
+                self._insert(entries, static=False)
+        self.tf_messages += len(decoded)
         self.tf_callbacks += 1
         self._on_transform()
 
@@ -133,14 +152,23 @@ class Frames:
 
     def store(self, data, static):
         """Decode and insert a raw TFMessage; a malformed one is logged, never raised."""
-        topic = '/tf_static' if static else '/tf'
+        entries = self._decode(data, '/tf_static' if static else '/tf')
+        if entries is not None:
+            self._insert(entries, static)
+
+    def _decode(self, data, topic):
+        """Return a raw TFMessage's transforms, or None (malformed: logged)."""
         try:
             entries = decode_tf_message(data)
         except ValueError as error:
             self._problems.report(('input', topic, 'decode'),
                                   'malformed %s message ignored: %s' % (topic, error))
-            return
+            return None
         self._problems.resolve(('input', topic, 'decode'))
+        return entries
+
+    def _insert(self, entries, static):
+        topic = '/tf_static' if static else '/tf'
         now_ns = self._clocks.now_ns()
         self._clocks.check(now_ns)
         self.received['tf_static' if static else 'tf'] = now_ns * 1e-9

@@ -107,6 +107,8 @@ class InputAges:
     duplicates: int = 0
     unmatched_patterns: list = field(default_factory=list)
     incompatible_qos: dict = field(default_factory=dict)
+    tf_messages: int = 0  # /tf messages decoded since the last report
+    tf_dropped: int = 0   # /tf messages dropped undecoded since the last report (overload)
 
 
 def _values(**items):
@@ -165,8 +167,11 @@ def inputs_status(node_name, ages, tf_timeout):
         level = ERROR
         problems.append('invalid transform: %s' % _listed(ages.invalid_frames))
     if ages.stale_frames or ages.missing_frames or ages.stale_sources or ages.duplicates or \
-            ages.unmatched_patterns or ages.incompatible_qos:
+            ages.unmatched_patterns or ages.incompatible_qos or ages.tf_dropped:
         level = max(level, WARN)
+    if ages.tf_dropped:
+        problems.append('overloaded: %d of %d /tf messages dropped undecoded (the newest kept)'
+                        % (ages.tf_dropped, ages.tf_dropped + ages.tf_messages))
     if ages.stale_sources:
         problems.append('silent obstacle sources: %s' % _listed(ages.stale_sources))
     if ages.stale_frames:
@@ -198,6 +203,8 @@ def inputs_status(node_name, ages, tf_timeout):
         incompatible_qos=' | '.join('%s: %s' % item
                                     for item in sorted(ages.incompatible_qos.items())),
         duplicates=ages.duplicates,
+        tf_messages=ages.tf_messages,
+        tf_dropped=ages.tf_dropped,
         instance=INSTANCE,
         **{'source_age_s %s' % source: '%.3f' % age
            for source, age in sorted(ages.source_ages.items())[:20]},
@@ -358,6 +365,7 @@ class DiagnosticsReporter:
         self._problems = problems
         self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', OUTPUT_QOS)
         self.duplicates = 0
+        self._tf_counts = (0, 0)  # the TF input's (decoded, dropped) at the last report
 
     def check_duplicate_name(self):
         """Warn when another node of the same name and namespace is on the graph."""
@@ -405,7 +413,7 @@ class DiagnosticsReporter:
             return (now_ns - received) * 1e-9 if received is not None else math.inf
         topics = {label: heard for status in statuses
                   for label, heard in status.topic_heard.items()}
-        return InputAges(
+        ages = InputAges(
             tf=age(frames.received['tf']),
             tf_static=age(frames.received['tf_static']),
             robot_description=age_ns(topics.get('robot_description')),
@@ -425,7 +433,11 @@ class DiagnosticsReporter:
             unmatched_patterns=self.check_patterns(cycle.layout),
             incompatible_qos={topic: text for status in statuses
                               for topic, text in status.incompatible_qos.items()},
+            tf_messages=frames.tf_messages - self._tf_counts[0],
+            tf_dropped=frames.tf_dropped - self._tf_counts[1],
         )
+        self._tf_counts = (frames.tf_messages, frames.tf_dropped)
+        return ages
 
     def publish(self, state, enabled, cycle):
         """Publish every entry (the lifecycle one only while unconfigured: ``cycle`` None)."""

@@ -37,8 +37,10 @@ PARAMETERS = (
     ParameterSpec('rate_hz', 'double', 30.0,
                   'Most cycles per second, Hz. A cycle runs when new /tf arrives (capped at this '
                   'rate) and, when no /tf comes, every 1/rate_hz s from a watchdog timer on the '
-                  'steady clock. Each cycle uses the latest input only.',
-                  low=0.0, high=1000.0, positive=True, reconfigures=('pacing',)),
+                  'steady clock. Each cycle uses the latest input only; a /tf callback decodes '
+                  'what waits for at most half a period, newest first, and drops (and counts in '
+                  '/diagnostics) what an overloaded node cannot decode.',
+                  low=0.0, high=1000.0, positive=True, reconfigures=('pacing', 'frames')),
     ParameterSpec('tf_timeout', 'double', 0.5,
                   'Seconds after which a chain of /tf transforms is stale, measured from its '
                   'latest common header.stamp on the node clock (Nav2 source_timeout): pairs '
