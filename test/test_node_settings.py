@@ -355,15 +355,52 @@ def hand_to_bracket(scene):
     return None if record is None or record.status != PairStatus.VALID else record.distance
 
 
+def check_mesh_modes(scene, node, tmp_path):
+    # The hand sits in the notch of the L (0.1 m from both legs), inside the L's hull. A marker
+    # takes a new mode when it is next received.
+    uri = mesh_file(tmp_path, 'l_mode.stl')
+
+    def send():
+        scene.send_markers([mesh_marker('bracket', 0, uri, xyz=(-0.2, 0.3, 0.3))])
+
+    def wait_for_hand(inside, what):
+        wait_until(lambda: (hand_to_bracket(scene) or 0.0) < 0.0 if inside else
+                   abs((hand_to_bracket(scene) or 0.0) - 0.1) < TOLERANCE, what=what,
+                   node_process=node)
+    send()
+    wait_for_hand(False, 'the exact L (obstacles are exact by default)')
+    with setting(scene, mesh_mode='hull'):
+        send()
+        wait_for_hand(True, 'the hull of the L')
+    send()
+    wait_for_hand(False, 'the exact L again')
+    with setting(scene, mesh_mode_overrides=['bracket/*:hull']):
+        send()
+        wait_for_hand(True, 'the hull of the L by its override')
+    with setting(scene, max_mesh_pieces=1):
+        send()
+        wait_for_log(node, 'l_mode.stl', 'needs more than 1 convex pieces')
+        wait_for_hand(True, 'the hull of an L that needs more pieces than allowed')
+    forget(scene, 'bracket')
+
+
 def check_decomposition(scene, node, tmp_path):
-    # The hand sits in the notch of the L (0.1 m from both legs), inside the L's hull.
+    # The hand sits in the notch of the L (0.1 m from both legs), inside the L's hull: measured
+    # as parts (mesh_mode), the hull until decompose_meshes names it.
     uri = mesh_file(tmp_path, 'l_shape.stl')
     cache = tmp_path / 'parts'
     with pytest.MonkeyPatch.context() as monkeypatch:
         cache_leg_parts(tmp_path / 'l_shape.stl', str(cache), monkeypatch)
+    with setting(scene, mesh_mode='parts'):
+        check_parts(scene, node, uri, cache)
+    forget(scene, 'bracket')
+
+
+def check_parts(scene, node, uri, cache):
     scene.send_markers([mesh_marker('bracket', 0, uri, xyz=(-0.2, 0.3, 0.3))])
     wait_until(lambda: (hand_to_bracket(scene) or 0.0) < 0.0, what='the hull of the bracket')
     with setting(scene, decomposition_cache=str(cache), decompose_meshes=[L_URI_PATTERN]):
+        scene.send_markers([mesh_marker('bracket', 0, uri, xyz=(-0.2, 0.3, 0.3))])
         # The parts in that cache (not CoACD's: they would take seconds) are measured.
         wait_until(lambda: abs((hand_to_bracket(scene) or 0.0) - 0.1) < TOLERANCE,
                    what='the distance to the cached parts', node_process=node)
@@ -376,7 +413,6 @@ def check_decomposition(scene, node, tmp_path):
                              'decomposition_timeout (0.001 s)')
                 wait_until(lambda: (hand_to_bracket(scene) or 0.0) < 0.0,
                            what='the hull again')
-    forget(scene, 'bracket')
 
 
 def check_marker_limits(scene, node, tmp_path):
@@ -407,7 +443,7 @@ def check_mesh_limits(scene, node, tmp_path):
 
 def check_hull_warning_threshold(scene, node, tmp_path):
     uri = mesh_file(tmp_path, 'warned.stl')
-    with setting(scene, hull_warning_threshold=0.001):
+    with setting(scene, hull_warning_threshold=0.001), setting(scene, mesh_mode='hull'):
         scene.send_markers([mesh_marker('warned', 0, uri)])
         wait_for_log(node, 'warned.stl', 'beyond the mesh surface')
     forget(scene, 'warned')
@@ -480,6 +516,7 @@ EFFECTS = [
       'decomposition_cache'), check_decomposition),
     (('max_points', 'max_markers_per_message', 'max_message_bytes'), check_marker_limits),
     (('max_mesh_bytes', 'max_mesh_triangles'), check_mesh_limits),
+    (('mesh_mode', 'mesh_mode_overrides', 'max_mesh_pieces'), check_mesh_modes),
     (('hull_warning_threshold',), check_hull_warning_threshold),
     (('max_parameter_bytes', 'max_nesting', 'max_yaml_nodes'), check_text_limits),
     (('ingest_timeout', 'ingest_memory_mb'), check_worker_limits),
