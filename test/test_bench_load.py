@@ -98,8 +98,8 @@ def test_node_parameters_name_each_camera_and_keep_the_defaults_otherwise():
     assert load_bench.node_parameters(rows['tf1k'], options) == [
         "static_obstacle_namespaces:=['*']"]
     command = live_node.launch_node_command(100.0, ['a:=1'])
-    assert command[command.index('--ros-args') + 1:][:2] == ['--params-file',
-                                                            live_node.PARAMS_FILE]
+    after = command.index('--ros-args') + 1
+    assert command[after:after + 2] == ['--params-file', live_node.PARAMS_FILE]
     assert command[-2:] == ['-p', 'a:=1']
 
 
