@@ -122,12 +122,16 @@ def spin_for(executor, seconds, children):
 
 
 def spin_until(executor, condition, timeout, children):
-    """Spin until ``condition()``; RuntimeError after ``timeout`` s or when a child dies."""
+    """
+    Spin until ``condition()``.
+
+    Raises TimeoutError after ``timeout`` s, RuntimeError as soon as a child dies.
+    """
     end = time.monotonic() + timeout
     while not condition():
         children.check()
         if time.monotonic() > end:
-            raise RuntimeError(f'timed out after {timeout:g} s waiting for the node')
+            raise TimeoutError(f'timed out after {timeout:g} s waiting for the node')
         executor.spin_once(timeout_sec=0.05)
 
 

@@ -312,7 +312,7 @@ def measure(options, work_dir):
         steady_start = time.monotonic()
         try:
             spin_until(executor, lambda: measurement.steady, STEADY_TIMEOUT, children)
-        except RuntimeError:
+        except TimeoutError:
             pass  # Measured anyway; the report says the node never kept up.
         steady_wait = time.monotonic() - steady_start
         spin_for(executor, options.warmup, children)
