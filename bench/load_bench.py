@@ -638,7 +638,8 @@ def steady_text(raw):
 
 def command_line(rows, options):
     """Return the command that reproduces a run."""
-    parts = ['.venv/bin/python -m bench.load_bench']
+    parts = ['AMENT_PREFIX_PATH=$PWD/.venv ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST '
+             '.venv/bin/python -m bench.load_bench']
     if [row.key for row in rows] != list(ROW_KEYS):
         parts.append('--rows ' + ' '.join(row.key for row in rows))
     parts.append(f'--duration {options.duration:g} --warmup {options.warmup:g}')

@@ -192,7 +192,7 @@ def test_the_report_shows_each_target_beside_its_figure():
     assert '| 70.0 ms | cloud -> output p99 <= 50 ms | not met |' in lines[3]
     assert '| - | an output every cycle (100 Hz) | not measured |' in lines[5]
     options = load_bench.Options(duration=5.0, warmup=2.0)
-    assert load_bench.command_line([row], options) == (
+    assert load_bench.command_line([row], options).endswith(
         '.venv/bin/python -m bench.load_bench --rows camera1 --duration 5 --warmup 2')
 
 
