@@ -608,8 +608,8 @@ def row_section(row, figures, raw):
     lines = [f'### {row.key}: {row.title}', '',
              f'Node: `rate_hz` {row.rate_hz:g}, parameter file config/gjk_distance.yaml plus '
              f"{', '.join('`%s`' % p for p in raw['parameters']) or 'nothing'}. Publishers: "
-             f'arm /tf at {row.tf_rate_hz:g} Hz, '
-             f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message, "
+             f'arm /tf at {row.tf_rate_hz:g} Hz ('
+             f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
              f'{row.obstacles} obstacle markers; {row.cameras} camera(s) 640x480 at 30 Hz '
              f"({raw.get('camera_qos', 'reliable')}). Robot: {raw['robot']}. "
              f"{steady_text(raw)} Window {raw['wall_s']:.1f} s.", '',
@@ -658,7 +658,9 @@ def markdown(results, options, context):
         f'processes of their own, {options.duration:g} s window after {options.warmup:g} s of '
         f"warm-up. Machine: {context['machine']}; revision `{context['revision']}`; "
         f"{context['date']}. Robot: {robot}. Load before: `{context['uptime_before']}`; "
-        f"after: `{context['uptime_after']}` (other work shares the 2 cores). Targets are the "
+        f"after: `{context['uptime_after']}`: a 1-minute load above 2 means other work competed "
+        "for the 2 cores (each row gives the load over its window, and the node's CPU share and "
+        'cycles per second show what it got). Targets are the '
         "issue's; 'when filed' is what the issue measured on this machine before the work.", '']
     lines = head + summary_table(results) + ['']
     for row, figures, raw in results:
