@@ -60,7 +60,7 @@ ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_E
 SUBMAKE = $(MAKE) --no-print-directory --jobs=$(JOBS) --output-sync=target
 
 .PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
-	bench-quick lint clean
+	bench-quick bench-load lint clean
 
 all: install
 
@@ -74,6 +74,7 @@ help:
 	@echo 'make ros-tools    install launch, launch_testing and the ros2 CLI from $(ROS_TOOLS)'
 	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
+	@echo 'make bench-load   only the live node under load (LOAD_ARGS=... for its options)'
 	@echo 'make lint         run ament_flake8 and ament_pep257 on the sources'
 	@echo 'make clean        remove $(VENV) and caches'
 
@@ -231,6 +232,12 @@ bench: install $(STAMPS)/bench-requirements
 
 bench-quick: install $(STAMPS)/bench-requirements
 	$(ROS_RUN) $(VENV_PYTHON) -m bench.run --quick
+
+# Only the live-node load benchmark (make bench runs it too): LOAD_ARGS=... passes options,
+# e.g. LOAD_ARGS='--rows camera1 tf1k --quick'.
+LOAD_ARGS ?=
+bench-load: install
+	$(ROS_RUN) $(VENV_PYTHON) -m bench.load_bench $(LOAD_ARGS)
 
 # The same checks as test/test_flake8.py and test/test_pep257.py, with the full report.
 lint: install

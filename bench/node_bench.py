@@ -44,17 +44,17 @@ import argparse
 import csv
 import math
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 
+from bench.live_node import Children, compute_values, machine, names_listed, percentile, \
+    process_cpu_seconds, REPO_ROOT, RESULTS_DIR, revision, spin_for, spin_until
 from gjk_ros.ros.inputs.tf_buffer import decode_tf_message
 import numpy
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS_DIR = os.path.join(REPO_ROOT, 'bench', 'results')
+__all__ = ['bench_obstacles', 'bench_scene_config', 'bench_urdf', 'REPO_ROOT', 'RESULTS_DIR']
 NUM_LINKS = 10
 NUM_OBSTACLES = 50
 LINK_LENGTH = 0.15
@@ -196,38 +196,6 @@ def run_publisher(rate_hz, stamp_log_path, extra_frames=0):
 
 # -- measurement ------------------------------------------------------------------------------
 
-def process_cpu_seconds(pid):
-    """
-    Return the user + system CPU seconds used so far by process ``pid`` (all its threads).
-
-    Reads fields 14 and 15 of ``/proc/<pid>/stat`` (after the parenthesised command name,
-    which may contain spaces).
-    """
-    with open(f'/proc/{pid}/stat') as stat:
-        fields = stat.read().rsplit(')', 1)[1].split()
-    # fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
-
-
-def percentile(values, share):
-    """Return the ``share`` (0..1) quantile of ``values`` (linear interpolation)."""
-    return float(numpy.quantile(numpy.asarray(values, dtype=float), share))
-
-
-def _compute_values(message):
-    """
-    Return the key/values of the node's compute entry in a DiagnosticArray, or None.
-
-    The node publishes one ``DiagnosticStatus`` named ``<node>: compute`` per diagnostics
-    period, with ``cycles``, ``compute_time_mean_ms``, ``compute_time_max_ms``,
-    ``cache_hit_rate`` and ``mean_gjk_iterations`` over that period.
-    """
-    for status in message.status:
-        if status.name.endswith(': compute'):
-            return {entry.key: entry.value for entry in status.values}
-    return None
-
-
 class Measurement:
     """Everything collected from the node's outputs (filled by subscription callbacks)."""
 
@@ -273,7 +241,7 @@ class Measurement:
 
     def on_diagnostics(self, message):
         """Keep the node's compute statistics of every period inside the window."""
-        values = _compute_values(message)
+        values = compute_values(message)
         if values is None:
             return
         if self.recording:
@@ -306,40 +274,6 @@ def _make_subscriber(measurement):
     return node
 
 
-def _names_complete(measurement):
-    import json
-
-    if measurement.names is None:
-        return False
-    names = json.loads(measurement.names)
-    return (len(names.get('links', [])) >= NUM_LINKS
-            and len(names.get('obstacles', [])) >= NUM_OBSTACLES)
-
-
-def _spin_for(executor, seconds, children):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        _check_children(children)
-        executor.spin_once(timeout_sec=0.01)
-
-
-def _spin_until(executor, condition, timeout, children):
-    end = time.monotonic() + timeout
-    while not condition():
-        _check_children(children)
-        if time.monotonic() > end:
-            raise RuntimeError(f'timed out after {timeout:g} s waiting for the node')
-        executor.spin_once(timeout_sec=0.05)
-
-
-def _check_children(children):
-    for name, (process, log) in children.items():
-        if process.poll() is not None:
-            from gjk_ros.demo.monitor import log_tail
-            raise RuntimeError(f'{name} exited with code {process.returncode}:\n'
-                               f'{log_tail(log)}')
-
-
 def measure(options, work_dir):
     """
     Start the node and the publisher, measure, stop them.
@@ -354,54 +288,46 @@ def measure(options, work_dir):
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
 
-    from gjk_ros.demo.monitor import node_command, start_child, stop_child
+    from gjk_ros.demo.monitor import node_command
 
     stamp_log = os.path.join(work_dir, 'tf_stamps.txt')
-    logs = {'node': os.path.join(work_dir, 'node.log'),
-            'publisher': os.path.join(work_dir, 'publisher.log')}
     # The benchmark publishes its obstacles once: declare them static so that they do not go
     # STALE after obstacle_timeout (a live perception source would republish them).
     parameters = [f'max_distance:={options.max_distance}', 'publish_markers:=false',
                   "static_obstacle_namespaces:=['*']"]
-    children = {}
+    children = Children(work_dir)
     measurement = Measurement(options.rate_hz)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     try:
-        children['node'] = (start_child(node_command(options.rate_hz, parameters),
-                                        logs['node']), logs['node'])
-        children['publisher'] = (start_child(
-            [sys.executable, '-m', 'bench.node_bench', '--publisher', '--tf-rate-hz',
-             str(options.tf_rate_hz), '--extra-frames', str(options.extra_frames),
-             '--stamp-log', stamp_log], logs['publisher'],
-            cwd=REPO_ROOT),
-            logs['publisher'])
+        children.start('node', node_command(options.rate_hz, parameters))
+        children.start('publisher', [
+            sys.executable, '-m', 'bench.node_bench', '--publisher', '--tf-rate-hz',
+            str(options.tf_rate_hz), '--extra-frames', str(options.extra_frames),
+            '--stamp-log', stamp_log])
         executor = SingleThreadedExecutor()
         executor.add_node(_make_subscriber(measurement))
-        _spin_until(executor, lambda: _names_complete(measurement)
-                    and measurement.last_width >= NUM_LINKS * NUM_OBSTACLES,
-                    options.startup_timeout, children)
+        spin_until(executor, lambda: names_listed(measurement.names, NUM_LINKS, NUM_OBSTACLES)
+                   and measurement.last_width >= NUM_LINKS * NUM_OBSTACLES,
+                   options.startup_timeout, children)
         steady_start = time.monotonic()
         try:
-            _spin_until(executor, lambda: measurement.steady, STEADY_TIMEOUT, children)
-        except RuntimeError:
+            spin_until(executor, lambda: measurement.steady, STEADY_TIMEOUT, children)
+        except TimeoutError:
             pass  # Measured anyway; the report says the node never kept up.
         steady_wait = time.monotonic() - steady_start
-        _spin_for(executor, options.warmup, children)
-        pids = {'node': children['node'][0].pid,
-                'publisher': children['publisher'][0].pid, 'subscriber': os.getpid()}
+        spin_for(executor, options.warmup, children)
+        pids = dict(children.pids(), subscriber=os.getpid())
         load_start = os.getloadavg()[0]
         cpu_start = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
         wall_start = time.monotonic()
         measurement.recording = True
-        _spin_for(executor, options.duration, children)
+        spin_for(executor, options.duration, children)
         measurement.recording = False
         cpu_end = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
         wall_end = time.monotonic()
         load_end = os.getloadavg()[0]
     finally:
-        for name in ('publisher', 'node'):
-            if name in children:
-                stop_child(children[name][0])
+        children.stop()
         rclpy.try_shutdown()
     with open(stamp_log) as stamps:
         published = {int(line) for line in stamps if line.strip()}
@@ -482,28 +408,6 @@ def summarise(raw, options):
     ]
 
 
-def _revision():
-    """Return ``git describe --always --dirty`` of the checkout, or 'unknown'."""
-    import subprocess
-
-    try:
-        return subprocess.run(['git', 'describe', '--always', '--dirty'], cwd=REPO_ROOT,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return 'unknown'
-
-
-def _machine():
-    model = platform.processor() or 'unknown CPU'
-    try:
-        with open('/proc/cpuinfo') as cpuinfo:
-            model = next(line.split(':', 1)[1].strip() for line in cpuinfo
-                         if line.startswith('model name'))
-    except (OSError, StopIteration):
-        pass
-    return f'{model}, {os.cpu_count()} cores, Python {platform.python_version()}'
-
-
 def write_results(rows, raw, options, results_dir=RESULTS_DIR):
     """Write node_bench.md, node_bench.csv and node_bench_samples.csv."""
     os.makedirs(results_dir, exist_ok=True)
@@ -538,9 +442,9 @@ def _markdown(rows, raw, options):
 {NUM_LINKS} links x {NUM_OBSTACLES} obstacles ({NUM_LINKS * NUM_OBSTACLES} pairs), node
 `rate_hz` {options.rate_hz:g}, TF published at {options.tf_rate_hz:g} Hz, `max_distance`
 {options.max_distance}, window {options.duration:g} s after {options.warmup:g} s of warm-up.
-Machine: {_machine()}; 1-minute load average {raw['load_average'][0]:.2f} at the start of the
+Machine: {machine()}; 1-minute load average {raw['load_average'][0]:.2f} at the start of the
 window and {raw['load_average'][1]:.2f} at its end (above 2 means other work competed for the
-2 cores). Date: {time.strftime('%Y-%m-%d %H:%M')}, revision `{_revision() or 'unknown'}`.
+2 cores). Date: {time.strftime('%Y-%m-%d %H:%M')}, revision `{revision() or 'unknown'}`.
 {_steady_text(raw, options)}
 
 | metric | value | target |

@@ -33,8 +33,8 @@ import time
 
 import numpy
 
-from . import (contact_suite, meshes_bench, motion_bench, observations_bench, peer_targets, peers,
-               reference, report, scenes)
+from . import (contact_suite, load_bench, meshes_bench, motion_bench, observations_bench,
+               peer_targets, peers, reference, report, scenes)
 from .report import performance
 
 DEFAULT_OUT = os.path.join('bench', 'results')
@@ -632,9 +632,28 @@ def run_benchmark(config, progress=None):
         motion_bench.main(['--output', os.path.join(config.out, 'motion.md'), '--seed',
                            str(config.seed)] + (['--cycles', '20'] if config.quick else []))
     meshes_bench.run_in_suite(config, progress)
+    if config.extras and core is not None:
+        run_load_bench(config, progress)
     results.environment['load_average_end'] = os.getloadavg()[0]
     results.elapsed_s = time.perf_counter() - start
     return results
+
+
+def run_load_bench(config, progress):
+    """
+    Run the live-node load benchmark (bench/load_bench.py) into the output folder.
+
+    It starts the node and its publishers on the ROS graph of this environment (``make
+    bench`` sets it up); when they cannot start, the reason is printed and the rest of the
+    report is still written.
+    """
+    if progress is not None:
+        progress('the live node under load: cameras, obstacles, kilohertz TF, overload')
+    try:
+        load_bench.main((['--quick'] if config.quick else []) + ['--results-dir', config.out])
+    except (ImportError, OSError, RuntimeError) as error:
+        if progress is not None:
+            progress('load benchmark not run: %s' % error)
 
 
 def parse_args(argv):

@@ -1,0 +1,750 @@
+# Copyright 2026 gjk_ros maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+The live node under a real robot's load: cameras, a thousand obstacles, kilohertz TF, overload.
+
+Each row starts the ``gjk_distance`` node as a process with the launch file's parameter file
+(``config/gjk_distance.yaml``) plus the inputs the row names, the publishers of
+``bench.load_publishers`` as processes of their own (the Panda's joints on ``/tf``, obstacle
+markers, depth cameras), and subscribes here to ``~/distances``, ``~/names`` and
+``/diagnostics``. After the node lists every body and a warm-up, it measures over a window:
+
+- **latency** of an output: its receive time here minus the stamp of the input it rests on
+  (one clock, one machine). TF rows: outputs stamped exactly with a published ``/tf`` stamp
+  (the output stamp is its oldest datum). Camera rows: each record's ``age`` is the time from
+  its oldest datum to the cycle, so per camera the smallest age over the links (a link on a
+  static chain, or any link whose transform is newer than the cloud) gives the cloud's stamp:
+  ``stamp + max age - min age of that camera``, matched to the camera's published stamps;
+- **clouds used**: the distinct published clouds some output rests on, per camera;
+- **VALID**: the share of records with status VALID; **output rate**: messages per second;
+- the node's own figures from ``/diagnostics`` (cycles, pairs, piece pairs computed, cycle
+  time: machine-independent work beside the times), its CPU share from ``/proc``, and the
+  counts of dropped input it reports (any key naming drops; 'not reported' when there is none).
+
+Run from the repository root with the Makefile's ROS environment::
+
+    AMENT_PREFIX_PATH=$PWD/.venv ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ROS_DOMAIN_ID=61 \
+        .venv/bin/python -m bench.load_bench [--rows camera1 tf1k] [--duration 15] [--quick]
+
+It writes ``bench/results/load_bench.md`` and ``load_bench.csv``. A benchmark, not a test: it
+asserts nothing about speed; each row prints the issue's target beside the measured figure.
+"""
+
+import argparse
+import csv
+from dataclasses import dataclass, field
+import math
+import os
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+
+from bench import live_node
+from bench.load_publishers import camera_name, camera_topic, robot_description
+import numpy
+
+RESULTS_NAME = 'load_bench'
+STEADY_CYCLE_SHARE = 0.8
+# A published input matches an output's derived stamp within this (clouds are 33 ms apart).
+MATCH_TOLERANCE_NS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """A figure the issue asks for: ``metric`` ``bound`` (``<=`` or ``>=``) ``value``."""
+
+    metric: str
+    bound: str
+    value: float
+    text: str
+
+    def met(self, measured):
+        """Return True/False, or None when nothing was measured."""
+        if measured is None or not math.isfinite(measured):
+            return None
+        return measured <= self.value if self.bound == '<=' else measured >= self.value
+
+
+@dataclass(frozen=True)
+class Row:
+    """
+    One benchmark row: the node's settings, the publishers, the targets.
+
+    Attributes
+    ----------
+    key, title : str
+        Short name (``--rows``) and what it is.
+    rate_hz : float
+        The node's ``rate_hz``.
+    tf_rate_hz : float
+        The arm's ``/tf`` rate.
+    frames : int
+        Transforms in every ``/tf`` message (0: the moving joints only).
+    obstacles, cameras : int
+        Markers around the arm; 640x480 cameras at 30 Hz.
+    max_distance : str or None
+        Override of ``max_distance`` (None: the parameter file's, 1 m).
+    targets : tuple of Target
+        The issue's "Done means" for this row.
+    filed : str
+        What the issue measured for it when it was filed.
+
+    """
+
+    key: str
+    title: str
+    rate_hz: float = 100.0
+    tf_rate_hz: float = 100.0
+    frames: int = 0
+    obstacles: int = 0
+    cameras: int = 0
+    max_distance: object = None
+    targets: tuple = ()
+    filed: str = ''
+
+    @property
+    def cycle_ms(self):
+        """Return the node's period, ms."""
+        return 1000.0 / self.rate_hz
+
+
+ROWS = (
+    Row('camera1', 'one 640x480 camera at 30 Hz, Panda TF 100 Hz', cameras=1,
+        targets=(Target('clouds_used_pct', '>=', 90.0, '>= 90 % of clouds used'),
+                 Target('cloud_latency_p99_ms', '<=', 50.0, 'cloud -> output p99 <= 50 ms'),
+                 Target('valid_pct', '>=', 100.0, '100 % VALID'),
+                 Target('output_hz', '>=', 99.0, 'an output every cycle (100 Hz)')),
+        filed='output 82-86 Hz, the node at a full core'),
+    Row('camera4', 'four 640x480 cameras at 30 Hz, Panda TF 100 Hz', cameras=4,
+        targets=(Target('cloud_latency_p99_ms', '<=', 100.0, 'cloud -> output p99 <= 100 ms'),
+                 Target('camera_used_hz_min', '>=', 10.0, 'every camera used at >= 10 Hz')),
+        filed='2-82 % VALID, stamp age p99 0.76-1.2 s'),
+    Row('obstacles1000', '1,000 obstacles around the Panda, TF 100 Hz', obstacles=1000,
+        targets=(Target('tf_latency_p99_ms', '<=', 10.0, 'TF -> output p99 <= 10 ms'),),
+        filed='knee at 450-600 obstacles: latency 0.5 s, 8-57 % STALE'),
+    Row('obstacles3000', '3,000 obstacles, default max_distance, rate_hz 30', rate_hz=30.0,
+        obstacles=3000,
+        targets=(Target('tf_latency_p99_ms', '<=', 33.0, 'TF -> output p99 <= 33 ms'),),
+        filed='not measured'),
+    Row('tf1k', '/tf at 1 kHz, 50 frames a message, 50 obstacles', tf_rate_hz=1000.0,
+        frames=50, obstacles=50,
+        targets=(Target('tf_latency_p99_ms', '<=', 10.0, 'TF -> output p99 <= 10 ms'),),
+        filed='latency pinned at 102 ms (the /tf queue full)'),
+    Row('overload', '/tf at 1 kHz, 500 frames a message (10x tf1k), 50 obstacles',
+        tf_rate_hz=1000.0, frames=500, obstacles=50,
+        targets=(Target('latency_p99_cycles', '<=', 2.0, 'latency <= 2 cycles (p99)'),
+                 Target('drops_reported', '>=', 1.0, 'drops counted in /diagnostics')),
+        filed='queues grow to a second of latency'),
+)
+ROW_KEYS = tuple(row.key for row in ROWS)
+
+
+@dataclass
+class Options:
+    """How long to measure (``--quick`` shortens everything)."""
+
+    duration: float = 15.0
+    warmup: float = 5.0
+    steady_timeout: float = 20.0
+    startup_timeout: float = 180.0
+    camera_qos: str = 'reliable'
+
+
+def parse_args(argv=None):
+    """Parse the command line into (rows, Options, results dir, domain id)."""
+    parser = argparse.ArgumentParser(prog='python -m bench.load_bench',
+                                     description=__doc__.strip().splitlines()[0])
+    parser.add_argument('--rows', nargs='+', choices=ROW_KEYS, default=list(ROW_KEYS),
+                        metavar='ROW', help='rows to run, of: %s (default: all)'
+                        % ', '.join(ROW_KEYS))
+    parser.add_argument('--duration', type=float, default=None,
+                        help='measurement window per row, s (default 15; --quick 5)')
+    parser.add_argument('--warmup', type=float, default=None,
+                        help='seconds of traffic before the window (default 5; --quick 2)')
+    parser.add_argument('--quick', action='store_true', help='short windows (make bench-quick)')
+    parser.add_argument('--camera-qos', choices=('reliable', 'sensor_data'), default='reliable',
+                        help='QoS of the cameras and of their observation sources (default '
+                             'reliable on both ends)')
+    parser.add_argument('--startup-timeout', type=float, default=180.0,
+                        help='seconds to wait for the node to list every body')
+    parser.add_argument('--results-dir', default=live_node.RESULTS_DIR)
+    parser.add_argument('--domain-id', type=int, default=None, help='ROS_DOMAIN_ID to use')
+    args = parser.parse_args(argv)
+    if any(value is not None and value <= 0.0 for value in (args.duration, args.warmup)):
+        parser.error('--duration and --warmup must be positive')
+    options = Options(steady_timeout=10.0 if args.quick else 20.0,
+                      startup_timeout=args.startup_timeout, camera_qos=args.camera_qos)
+    options.duration = args.duration or (5.0 if args.quick else 15.0)
+    options.warmup = args.warmup or (2.0 if args.quick else 5.0)
+    rows = [row for row in ROWS if row.key in args.rows]
+    return rows, options, args.results_dir, args.domain_id
+
+
+# -- one row ----------------------------------------------------------------------------------
+
+def node_parameters(row, options):
+    """Return the ``name:=value`` assignments the row adds to the parameter file."""
+    parameters = []
+    if row.max_distance is not None:
+        parameters.append(f'max_distance:={row.max_distance}')
+    if row.obstacles:
+        # Published once (then acknowledged): static, or they would go STALE after
+        # obstacle_timeout as a silent source.
+        parameters.append("static_obstacle_namespaces:=['*']")
+    if row.cameras:
+        names = [camera_name(index) for index in range(row.cameras)]
+        parameters.append('observation_sources:=[%s]' % ', '.join(f"'{n}'" for n in names))
+        for index, name in enumerate(names):
+            parameters += [f'{name}.type:=pointcloud', f'{name}.topic:={camera_topic(index)}',
+                           f'{name}.qos:={options.camera_qos}', f'{name}.min_height:=0.02']
+    return parameters
+
+
+def collision_links(urdf):
+    """Return how many links of a URDF have collision geometry (the node's links)."""
+    return sum(1 for link in ElementTree.fromstring(urdf).iter('link')
+               if link.find('collision') is not None)
+
+
+class Recorder:
+    """What the subscriber callbacks collect (one row)."""
+
+    def __init__(self, row, camera_ids=None):
+        self.row = row
+        # (receive_ns, stamp_ns, records per status, {camera: stamp_ns}) per output.
+        self.samples = []
+        self.compute = []        # compute entries of the periods inside the window
+        self.drops = {}
+        self.instance = None
+        self.names = None
+        self.last_width = 0
+        self.steady = False
+        self.recording = False
+        self.camera_ids = camera_ids or {}
+
+    def on_distances(self, message):
+        """Record the receive time first, then the stamp, statuses and camera stamps."""
+        received = time.time_ns()
+        self.last_width = message.width
+        if not self.recording:
+            return
+        from gjk_ros.ros.records import PairStatus, records_from_cloud
+
+        records = records_from_cloud(message)
+        stamp = message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec
+        counts = numpy.bincount(records['status'], minlength=len(PairStatus))
+        self.samples.append((received, stamp, counts,
+                             camera_stamps(records, stamp, self.camera_ids)))
+
+    def on_names(self, message):
+        """Keep the latest names JSON (and the camera sources' obstacle ids)."""
+        from gjk_ros.ros.records import names_from_json
+
+        self.names = message.data
+        _, obstacles = names_from_json(message.data)
+        self.camera_ids = {name: obstacle_id for obstacle_id, name in obstacles.items()
+                           if name.startswith('camera')}
+
+    def on_diagnostics(self, message):
+        """Keep the compute entries, the drop counts and which process answers."""
+        for status in message.status:
+            if status.name.endswith(': inputs'):
+                self.instance = {e.key: e.value for e in status.values}.get('instance')
+        values = live_node.compute_values(message)
+        if values is None:
+            return
+        if self.recording:
+            self.compute.append(values)
+            self.drops = live_node.drop_counts(message)
+        self.steady = (int(values.get('rebuilds', 1)) == 0 and int(values.get('cycles', 0))
+                       >= STEADY_CYCLE_SHARE * self.row.rate_hz)
+
+
+def camera_stamps(records, stamp_ns, camera_ids):
+    """
+    Return {camera: stamp of the cloud its records rest on} of one output (ns).
+
+    ``age`` is the time from a record's oldest datum to the cycle, and the output stamp is the
+    oldest datum of all, so the cycle is at stamp + the largest age; a camera's cloud is the
+    newest datum of its records, cycle - the smallest age of a camera record (its cloud or
+    older: a link chain older than the cloud gives an older stamp, which then matches no cloud).
+    """
+    ages = records['age']
+    finite = numpy.isfinite(ages)
+    if not finite.any():
+        return {}
+    cycle = stamp_ns + round(float(ages[finite].max()) * 1e9)
+    found = {}
+    for name, obstacle_id in camera_ids.items():
+        mine = finite & (records['obstacle_id'] == obstacle_id)
+        if mine.any():
+            found[name] = cycle - round(float(ages[mine].min()) * 1e9)
+    return found
+
+
+def subscribe(recorder):
+    """Create the benchmark's subscriber node."""
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.node import Node
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import PointCloud2
+    from std_msgs.msg import String
+
+    from gjk_ros.demo.monitor import NODE_NAME
+    from gjk_ros.ros.qos import LATCHED_QOS
+
+    node = Node('gjk_load_bench')
+    # Reliable and deep: every output the node sends is counted, none lost here.
+    stream = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    node.create_subscription(PointCloud2, f'/{NODE_NAME}/distances', recorder.on_distances,
+                             stream)
+    node.create_subscription(String, f'/{NODE_NAME}/names', recorder.on_names, LATCHED_QOS)
+    node.create_subscription(DiagnosticArray, '/diagnostics', recorder.on_diagnostics, 10)
+    return node
+
+
+def start_publishers(row, options, children, work_dir):
+    """Start the arm and the cameras; return {publisher: stamp log path}."""
+    logs = {'arm': os.path.join(work_dir, 'arm_stamps.txt')}
+    children.start('arm', [sys.executable, '-m', 'bench.load_publishers', 'arm', '--rate-hz',
+                           str(row.tf_rate_hz), '--frames', str(row.frames), '--obstacles',
+                           str(row.obstacles), '--stamp-log', logs['arm']])
+    for index in range(row.cameras):
+        name = camera_name(index)
+        logs[name] = os.path.join(work_dir, f'{name}_stamps.txt')
+        children.start(name, [sys.executable, '-m', 'bench.load_publishers', 'camera',
+                              '--index', str(index), '--count', str(row.cameras),
+                              '--qos', options.camera_qos, '--stamp-log', logs[name]])
+    return logs
+
+
+def read_stamps(path):
+    """Return the sorted int64 stamps a publisher logged."""
+    with open(path) as stamps:
+        return numpy.sort(numpy.array([int(line) for line in stamps if line.strip()],
+                                      dtype=numpy.int64))
+
+
+def measure(row, options, work_dir):
+    """Run one row: start everything, wait, measure, stop; return the raw figures."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+
+    urdf, robot_label = robot_description()
+    links = collision_links(urdf)
+    children = live_node.Children(work_dir)
+    recorder = Recorder(row)
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        node_pid = children.start('node', live_node.launch_node_command(
+            row.rate_hz, node_parameters(row, options)))
+        logs = start_publishers(row, options, children, work_dir)
+        executor = SingleThreadedExecutor()
+        executor.add_node(subscribe(recorder))
+        bodies = row.obstacles + row.cameras
+        live_node.spin_until(executor, lambda: live_node.names_listed(
+            recorder.names, links, bodies) and recorder.last_width >= links * bodies,
+            options.startup_timeout, children)
+        steady_start, steady = time.monotonic(), True
+        try:
+            live_node.spin_until(executor, lambda: recorder.steady, options.steady_timeout,
+                                 children)
+        except TimeoutError:
+            steady = False  # Measured anyway: the report says the node never kept up.
+        steady_wait = time.monotonic() - steady_start
+        live_node.spin_for(executor, options.warmup, children)
+        pids = dict(children.pids(), bench=os.getpid())
+        cpu_start = {name: live_node.process_cpu_seconds(pid) for name, pid in pids.items()}
+        load = [os.getloadavg()[0], None]
+        window = [time.time_ns(), None]
+        wall_start = time.monotonic()
+        recorder.recording = True
+        live_node.spin_for(executor, options.duration, children)
+        recorder.recording = False
+        wall = time.monotonic() - wall_start
+        window[1], load[1] = time.time_ns(), os.getloadavg()[0]
+        cpu = {name: live_node.process_cpu_seconds(pid) - cpu_start[name]
+               for name, pid in pids.items()}
+    finally:
+        children.stop()
+        rclpy.try_shutdown()
+    if recorder.instance is not None and not recorder.instance.endswith(f':{node_pid}'):
+        raise RuntimeError(f'the node that answered is {recorder.instance}, not the one this '
+                           f'benchmark started (pid {node_pid}): is the ROS domain shared?')
+    return {'samples': recorder.samples, 'compute': recorder.compute, 'drops': recorder.drops,
+            'stamps': {name: read_stamps(path) for name, path in logs.items()},
+            'window_ns': tuple(window), 'load': tuple(load), 'wall_s': wall, 'cpu_s': cpu,
+            'links': links,
+            'robot': robot_label, 'steady': steady, 'steady_wait_s': steady_wait,
+            'parameters': node_parameters(row, options)}
+
+
+# -- figures ----------------------------------------------------------------------------------
+
+def matched(stamps, published):
+    """
+    Return a mask: which ``stamps`` are one of ``published`` (sorted), within the tolerance.
+
+    A negative stamp stands for none (an output that rests on no cloud) and matches nothing.
+    """
+    stamps = numpy.asarray(stamps, dtype=numpy.int64)
+    if not len(published) or not len(stamps):
+        return numpy.zeros(len(stamps), dtype=bool)
+    nearest = numpy.abs(_nearest(stamps, published) - stamps)
+    return (stamps >= 0) & (nearest <= MATCH_TOLERANCE_NS)
+
+
+def _quantiles(values_ms):
+    if not len(values_ms):
+        return math.nan, math.nan, math.nan
+    return (live_node.percentile(values_ms, 0.5), live_node.percentile(values_ms, 0.99),
+            float(numpy.max(values_ms)))
+
+
+def summarise(row, raw):
+    """Return {metric: value} of one row (NaN where nothing was measured)."""
+    samples, wall = raw['samples'], raw['wall_s']
+    figures = {'output_hz': len(samples) / wall}
+    figures.update(status_shares(samples))
+    receive = numpy.array([s[0] for s in samples], dtype=numpy.int64)
+    stamps = numpy.array([s[1] for s in samples], dtype=numpy.int64)
+    start, end = raw['window_ns']
+    arm = raw['stamps']['arm']
+    figures['tf_published_hz'] = numpy.count_nonzero((arm >= start) & (arm < end)) / wall
+    exact = numpy.isin(stamps, arm)
+    latency = (receive[exact] - stamps[exact]) / 1e6
+    figures['tf_matched_pct'] = 100.0 * exact.mean() if len(exact) else math.nan
+    p50, p99, most = _quantiles(latency)
+    figures.update(tf_latency_p50_ms=p50, tf_latency_p99_ms=p99, tf_latency_max_ms=most)
+    figures['latency_p99_cycles'] = p99 / row.cycle_ms
+    figures['latency_max_cycles'] = most / row.cycle_ms
+    if row.cameras:
+        figures.update(camera_figures(row, raw, receive))
+    figures.update(node_figures(raw))
+    return figures
+
+
+def status_shares(samples):
+    """Return {'<status>_pct': share of the window's records} (``valid_pct`` among them)."""
+    from gjk_ros.ros.records import PairStatus
+
+    if not samples:
+        return {'valid_pct': math.nan}
+    counts = numpy.sum([s[2][:len(PairStatus)] for s in samples], axis=0)
+    total = counts.sum()
+    return {f'{status.name.lower()}_pct': 100.0 * counts[status] / total if total else math.nan
+            for status in PairStatus}
+
+
+def camera_figures(row, raw, receive):
+    """Clouds used, per-camera use rate and cloud -> output latency."""
+    figures, latencies, used_total, published_total = {}, [], 0, 0
+    matched_total, outputs_total = 0, 0
+    start, end = raw['window_ns']
+    used_rates = []
+    for index in range(row.cameras):
+        name = camera_name(index)
+        published = raw['stamps'][name]
+        # Clouds sent in the window, less the last 0.2 s (a cycle after the window uses them).
+        sent = published[(published >= start) & (published < end - 200_000_000)]
+        derived = numpy.array([s[3].get(name, -1) for s in raw['samples']], dtype=numpy.int64)
+        hit = matched(derived, published)
+        matched_total, outputs_total = matched_total + hit.sum(), outputs_total + len(hit)
+        latencies.append((receive[hit] - derived[hit]) / 1e6)
+        nearest = _nearest(derived[hit], published)
+        used = numpy.intersect1d(nearest, sent)
+        used_total, published_total = used_total + len(used), published_total + len(sent)
+        rate = len(used) / max(raw['wall_s'] - 0.2, 1e-9)
+        used_rates.append(rate)
+        figures[f'{name}_published_hz'] = len(sent) / max(raw['wall_s'] - 0.2, 1e-9)
+        figures[f'{name}_used_hz'] = rate
+    figures['clouds_used_pct'] = (100.0 * used_total / published_total if published_total
+                                  else math.nan)
+    figures['camera_used_hz_min'] = min(used_rates) if used_rates else math.nan
+    # Outputs whose derived cloud stamp is a published cloud (the rest rest on a link chain
+    # older than the cloud, or on no cloud yet).
+    figures['cloud_matched_pct'] = (100.0 * matched_total / outputs_total if outputs_total
+                                    else math.nan)
+    p50, p99, most = _quantiles(numpy.concatenate(latencies) if latencies else [])
+    figures.update(cloud_latency_p50_ms=p50, cloud_latency_p99_ms=p99,
+                   cloud_latency_max_ms=most)
+    return figures
+
+
+def _nearest(stamps, published):
+    """Return the published stamp nearest each of ``stamps`` (published sorted, non-empty)."""
+    if not len(stamps):
+        return numpy.array([], dtype=numpy.int64)
+    if len(published) == 1:
+        return numpy.full(len(stamps), published[0])
+    at = numpy.clip(numpy.searchsorted(published, stamps), 1, len(published) - 1)
+    before, after = published[at - 1], published[at]
+    return numpy.where(numpy.abs(after - stamps) < numpy.abs(stamps - before), after, before)
+
+
+def node_figures(raw):
+    """Return the node's own counters (per cycle, machine-independent) and the CPU shares."""
+    periods = [p for p in raw['compute'] if int(p.get('cycles', 0)) > 0]
+    figures = {}
+    cpu = raw['cpu_s']
+    for name, seconds in cpu.items():
+        figures[f'cpu_{name}_pct'] = 100.0 * seconds / raw['wall_s']
+    cameras = [seconds for name, seconds in cpu.items() if name.startswith('camera')]
+    if cameras:
+        figures['cpu_cameras_pct'] = 100.0 * sum(cameras) / raw['wall_s']
+    figures['load_start'], figures['load_end'] = raw['load']
+    if not periods:
+        return dict(figures, node_cycles_hz=math.nan, cycle_time_ms=math.nan,
+                    core_time_ms=math.nan, pairs=math.nan, computed_piece_pairs=math.nan,
+                    drops_reported=_drops(raw['drops']))
+    cycles = numpy.array([int(p['cycles']) for p in periods], dtype=float)
+
+    def weighted(key):
+        return float(numpy.average([float(p[key]) for p in periods], weights=cycles))
+    figures.update(
+        node_cycles_hz=float(cycles.sum()) / len(periods),
+        cycle_time_ms=weighted('cycle_time_mean_ms'),
+        core_time_ms=weighted('compute_time_mean_ms'),
+        pairs=float(numpy.mean([int(p['pairs']) for p in periods])),
+        piece_pairs=float(numpy.mean([int(p['piece_pairs']) for p in periods])),
+        computed_piece_pairs=float(sum(int(p['computed_piece_pairs']) for p in periods)
+                                   / cycles.sum()),
+        drops_reported=_drops(raw['drops']))
+    return figures
+
+
+def _drops(drops):
+    """1 when the node reports drop counts, 0 ('not reported') when it does not."""
+    return 1.0 if drops else 0.0
+
+
+# -- report -----------------------------------------------------------------------------------
+
+# (metric, label, unit, format) of the per-row tables, in order.
+METRICS = (
+    ('output_hz', 'outputs per second', 'Hz', '%.1f'),
+    ('valid_pct', 'records VALID', '%', '%.1f'),
+    ('stale_pct', 'records STALE', '%', '%.1f'),
+    ('invalid_pct', 'records INVALID', '%', '%.1f'),
+    ('approximate_pct', 'records APPROXIMATE', '%', '%.1f'),
+    ('beyond_pct', 'records BEYOND (max_distance)', '%', '%.1f'),
+    ('pending_pct', 'records PENDING', '%', '%.1f'),
+    ('tf_published_hz', '/tf published (arm process)', 'Hz', '%.0f'),
+    ('tf_matched_pct', 'outputs stamped with a /tf stamp', '%', '%.1f'),
+    ('tf_latency_p50_ms', 'TF -> output latency p50', 'ms', '%.1f'),
+    ('tf_latency_p99_ms', 'TF -> output latency p99', 'ms', '%.1f'),
+    ('tf_latency_max_ms', 'TF -> output latency max', 'ms', '%.1f'),
+    ('latency_p99_cycles', 'TF -> output latency p99 in cycles', 'cycles', '%.2f'),
+    ('latency_max_cycles', 'TF -> output latency max in cycles', 'cycles', '%.2f'),
+    ('cloud_matched_pct', 'camera records matched to a published cloud', '%', '%.1f'),
+    ('clouds_used_pct', 'clouds used (all cameras)', '%', '%.1f'),
+    ('camera_used_hz_min', 'clouds used per second, slowest camera', 'Hz', '%.1f'),
+    ('cloud_latency_p50_ms', 'cloud -> output latency p50', 'ms', '%.1f'),
+    ('cloud_latency_p99_ms', 'cloud -> output latency p99', 'ms', '%.1f'),
+    ('cloud_latency_max_ms', 'cloud -> output latency max', 'ms', '%.1f'),
+    ('node_cycles_hz', 'node cycles per second (/diagnostics)', 'Hz', '%.1f'),
+    ('cycle_time_ms', 'node cycle time, mean (/diagnostics)', 'ms', '%.2f'),
+    ('core_time_ms', 'of which in the core (/diagnostics)', 'ms', '%.2f'),
+    ('pairs', 'records per cycle', '', '%.0f'),
+    ('piece_pairs', 'piece pairs', '', '%.0f'),
+    ('computed_piece_pairs', 'piece pairs computed per cycle', '', '%.0f'),
+    ('cpu_node_pct', 'node CPU', '% of a core', '%.0f'),
+    ('cpu_arm_pct', 'arm publisher CPU (harness)', '% of a core', '%.0f'),
+    ('cpu_bench_pct', 'this subscriber CPU (harness)', '% of a core', '%.0f'),
+    ('cpu_cameras_pct', 'camera publishers CPU, together (harness)', '% of a core', '%.0f'),
+    ('load_start', '1-minute load average, window start', '', '%.2f'),
+    ('load_end', '1-minute load average, window end', '', '%.2f'),
+)
+
+
+def format_value(metric, value):
+    """Return a figure as text ('not reported' for absent drop counts, '-' for NaN)."""
+    if metric == 'drops_reported':
+        return 'reported' if value == 1.0 else 'not reported'
+    if value is None or not math.isfinite(value):
+        return '-'
+    fmt = next((f for m, _, _, f in METRICS if m == metric), '%.2f')
+    return fmt % value
+
+
+def verdict(target, value):
+    """Return 'met', 'not met' or 'not measured'."""
+    met = target.met(value)
+    return 'not measured' if met is None else ('met' if met else 'not met')
+
+
+def summary_table(results):
+    """Markdown table: one line per row target, measured figure beside the target."""
+    lines = ['| row | figure | measured | target (issue) | verdict | when filed |',
+             '| --- | --- | --- | --- | --- | --- |']
+    for row, figures, _ in results:
+        for target in row.targets:
+            value = figures.get(target.metric, math.nan)
+            unit = next((u for m, _, u, _ in METRICS if m == target.metric), '')
+            shown = format_value(target.metric, value)
+            if shown not in ('-', 'reported', 'not reported') and unit:
+                shown += ' ' + unit
+            lines.append(f'| {row.key}: {row.title} | {target.metric} | {shown} | '
+                         f'{target.text} | {verdict(target, value)} | {row.filed} |')
+    return lines
+
+
+def row_section(row, figures, raw):
+    """Markdown section of one row: settings, every figure, drops."""
+    lines = [f'### {row.key}: {row.title}', '',
+             f'Node: `rate_hz` {row.rate_hz:g}, parameter file config/gjk_distance.yaml plus '
+             f"{', '.join('`%s`' % p for p in raw['parameters']) or 'nothing'}. Publishers: "
+             f'arm /tf at {row.tf_rate_hz:g} Hz ('
+             f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
+             f'{row.obstacles} obstacle markers; {row.cameras} camera(s) 640x480 at 30 Hz '
+             f"({raw.get('camera_qos', 'reliable')}). Robot: {raw['robot']}. "
+             f"{steady_text(raw)} Window {raw['wall_s']:.1f} s.", '',
+             '| figure | value | unit |', '| --- | --- | --- |']
+    for metric, label, unit, _ in METRICS:
+        value = figures.get(metric)
+        if value is not None and (math.isfinite(value) or metric.startswith('cloud')):
+            lines.append(f'| {label} | {format_value(metric, value)} | {unit} |')
+    for index in range(row.cameras):
+        name = camera_name(index)
+        lines.append(f"| {name}: published / used | {figures[f'{name}_published_hz']:.1f} / "
+                     f"{figures[f'{name}_used_hz']:.1f} | Hz |")
+    drops = '; '.join(f'{key} = {value}' for key, value in sorted(raw['drops'].items()))
+    lines += ['', f"Drops in /diagnostics: {drops or 'not reported'}.", '']
+    return lines
+
+
+def steady_text(raw):
+    """Say whether the node kept up before the window (a 1 s period near rate_hz, no rebuild)."""
+    if raw['steady']:
+        return (f"The node kept up {raw['steady_wait_s']:.1f} s after it listed every body (a "
+                f'1 s period of at least {STEADY_CYCLE_SHARE:.0%} of rate_hz cycles, no rebuild).')
+    return (f"The node did not keep up within {raw['steady_wait_s']:.0f} s of listing every "
+            'body; measured anyway.')
+
+
+def command_line(rows, options):
+    """Return the command that reproduces a run."""
+    parts = ['AMENT_PREFIX_PATH=$PWD/.venv ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST '
+             '.venv/bin/python -m bench.load_bench']
+    if [row.key for row in rows] != list(ROW_KEYS):
+        parts.append('--rows ' + ' '.join(row.key for row in rows))
+    parts.append(f'--duration {options.duration:g} --warmup {options.warmup:g}')
+    if options.camera_qos != 'reliable':
+        parts.append(f'--camera-qos {options.camera_qos}')
+    return ' '.join(parts)
+
+
+def markdown(results, options, context):
+    """Return load_bench.md."""
+    rows = [row for row, _, _ in results]
+    robot = results[0][2]['robot'] if results else '-'
+    head = [
+        '# The live node under load', '',
+        f"Each row: the node as a process with the launch file's parameters, real publishers in "
+        f'processes of their own, {options.duration:g} s window after {options.warmup:g} s of '
+        f"warm-up. Machine: {context['machine']}; revision `{context['revision']}`; "
+        f"{context['date']}. Robot: {robot}. Load before: `{context['uptime_before']}`; "
+        f"after: `{context['uptime_after']}`: a 1-minute load above 2 means other work competed "
+        "for the 2 cores (each row gives the load over its window, and the node's CPU share and "
+        'cycles per second show what it got). Targets are the '
+        "issue's; 'when filed' is what the issue measured on this machine before the work.", '']
+    lines = head + summary_table(results) + ['']
+    for row, figures, raw in results:
+        lines += row_section(row, figures, raw)
+    lines += [
+        'How the figures are measured: latency is the receive time in this process minus the '
+        'stamp of the input an output rests on (TF rows: outputs stamped exactly with a '
+        "published /tf stamp; camera rows: the cloud stamp derived from the records' ages, "
+        'matched to the stamps the camera published). Clouds used: distinct published clouds '
+        'some output rests on. The node figures are its own /diagnostics counters over the '
+        'window, CPU from /proc. A camera cloud is rendered once (boxes and floor, not the '
+        'arm) and republished with fresh stamps.', '',
+        f'Reproduce: `{command_line(rows, options)}`', '']
+    return '\n'.join(lines)
+
+
+def write_results(results, options, context, results_dir):
+    """Write load_bench.md and load_bench.csv; return the .md path."""
+    os.makedirs(results_dir, exist_ok=True)
+    with open(os.path.join(results_dir, RESULTS_NAME + '.csv'), 'w', newline='') as out:
+        writer = csv.writer(out)
+        writer.writerow(['row', 'metric', 'value', 'target', 'verdict', 'rate_hz',
+                         'tf_rate_hz', 'frames', 'obstacles', 'cameras'])
+        for row, figures, _ in results:
+            targets = {t.metric: t for t in row.targets}
+            for metric, value in sorted(figures.items()):
+                target = targets.get(metric)
+                writer.writerow([row.key, metric, '%.6g' % value,
+                                 target.text if target else '',
+                                 verdict(target, value) if target else '', row.rate_hz,
+                                 row.tf_rate_hz, row.frames, row.obstacles, row.cameras])
+    path = os.path.join(results_dir, RESULTS_NAME + '.md')
+    with open(path, 'w') as report:
+        report.write(markdown(results, options, context))
+    return path
+
+
+def print_row(row, figures):
+    """Print a row's targets beside the measured figures."""
+    print(f'{row.key}: {row.title}')
+    for target in row.targets:
+        value = figures.get(target.metric, math.nan)
+        print(f'  {target.metric:<24} {format_value(target.metric, value):>12}   '
+              f'target {target.text:<36} {verdict(target, value)}')
+    sys.stdout.flush()
+
+
+@dataclass
+class Run:
+    """A finished run: (row, figures, raw) per row and the machine context."""
+
+    results: list = field(default_factory=list)
+    context: dict = field(default_factory=dict)
+
+
+def run(rows, options, progress=print):
+    """Measure every row; return a Run."""
+    done = Run(context={'machine': live_node.machine(), 'revision': live_node.revision(),
+                        'date': time.strftime('%Y-%m-%d %H:%M'),
+                        'uptime_before': live_node.uptime()})
+    for row in rows:
+        progress(f'load bench row {row.key}: {row.title}')
+        with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
+            raw = measure(row, options, work_dir)
+        raw['camera_qos'] = options.camera_qos
+        figures = summarise(row, raw)
+        print_row(row, figures)
+        done.results.append((row, figures, raw))
+    done.context['uptime_after'] = live_node.uptime()
+    return done
+
+
+def main(argv=None):
+    """Run the rows asked for and write the results."""
+    rows, options, results_dir, domain_id = parse_args(argv)
+    if domain_id is not None:
+        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    print(f'before: {live_node.uptime()}')
+    done = run(rows, options)
+    print(f"after: {done.context['uptime_after']}")
+    path = write_results(done.results, options, done.context, results_dir)
+    print(f'results written to {path}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
