@@ -76,6 +76,19 @@ STANDALONE = (
     ('The node at 1 kHz TF', 'node_bench_1khz.md',
      'The same node and scene with `/tf` published at 1 kHz (the command writes '
      '`node_bench.md`; this run is stored as `node_bench_1khz.md`).', None),
+    ('The node under load: cameras, obstacles, kilohertz TF', 'load_bench.md',
+     "The node as a process with the launch file's parameters against real publishers in "
+     "processes of their own (the Panda's joints on /tf from forward kinematics, obstacle "
+     'markers, 640x480 depth clouds at 30 Hz), one row per input of a real robot, each '
+     "figure beside the issue's target: `camera1`, one camera with TF at 100 Hz and "
+     '`rate_hz` 100 (clouds used, cloud to output latency, VALID share, output rate); '
+     '`camera4`, four such cameras (latency, clouds used per camera); `obstacles1000`, '
+     '1,000 markers around the arm (TF to output latency); `obstacles3000`, 3,000 markers '
+     'with the default `max_distance` at `rate_hz` 30; `tf1k`, /tf at 1 kHz with 50 '
+     'frames a message; `overload`, /tf at 1 kHz with 500 frames a message, ten times '
+     '`tf1k` (latency in cycles, and the drops the node reports in /diagnostics). '
+     "load_bench.md adds the node's own counters per row (cycles, pairs, piece pairs "
+     'computed), the record statuses, CPU shares and the machine load.', None),
     ('Hostile input', 'stress.md',
      'The longest gap between two `~/distances` messages while the node receives one heavy or '
      'hostile input, and memory under marker churn.', None),
