@@ -250,9 +250,9 @@ class _WorkerState:
         Return (mode, explicit) of a mesh of ``body`` in the node's order of precedence.
 
         As ``MeshSettings.mode_of``, except that a URI ``decompose_meshes`` names is 'parts'
-        unless an override names the body. docs/nonconvex.md, "In the node": naming a mesh file in ``decompose_meshes`` asks for
-        its parts whatever ``mesh_mode`` says for every body; only a mode chosen for that very
-        body (``mesh_mode_overrides``) wins over it.
+        unless an override names the body (docs/nonconvex.md, "In the node"): naming a mesh
+        file asks for its parts whatever ``mesh_mode`` says for every body; only a mode chosen
+        for that very body (``mesh_mode_overrides``) wins over it.
         """
         settings = self.limits.mesh
         overridden = any(fnmatch.fnmatchcase(body, pattern) for pattern, _ in settings.overrides)
