@@ -224,6 +224,46 @@ def test_a_mesh_past_the_piece_bound_keeps_its_hull_and_says_so():
     assert any('more than 2 convex pieces' in text for text in entry.piece.warnings)
 
 
+def file_marker_pieces(uri, config):
+    marker = frame_marker()
+    marker.type, marker.mesh_resource, marker.points = Marker.MESH_RESOURCE, uri, []
+    ctx, _ = context(InlineWorker(config.ingest_limits()))
+    source = MarkerSource(OBSTACLE, ctx)
+    source.configure(config)
+    source.on_message(rclpy_serialization.serialize_message(MarkerArray(markers=[marker])))
+    ctx.ingestor.finish()
+    return source.collect(0, FakeFrames()).pieces, source.mesh_uses()
+
+
+def test_decompose_meshes_wins_over_mesh_mode_and_an_override_wins_over_both(tmp_path):
+    uri = 'file://' + write_frame_stl(tmp_path / 'frame.stl')
+    for mode in ('', 'hull', 'exact', 'parts'):
+        pieces, (use,) = file_marker_pieces(uri, Config(mesh_mode=mode,
+                                                        decompose_meshes=('*/frame.stl',)))
+        # The hull, kept decomposable: the decomposer replaces it by its parts once ready.
+        (entry,) = pieces
+        assert use.mode == 'parts' and not use.note, mode
+        assert entry.piece.mesh == (uri, (1.0, 1.0, 1.0))
+    for override, count in (('hull', 1), ('exact', 2)):
+        pieces, (use,) = file_marker_pieces(uri, Config(
+            mesh_mode_overrides=('fixtures/*:%s' % override,), decompose_meshes=('*.stl',)))
+        assert use.mode == override and len(pieces) >= count
+        assert all(entry.piece.mesh == () for entry in pieces)
+
+
+def test_a_marker_piece_that_changes_only_its_mesh_or_warnings_changes_its_key(tmp_path):
+    # The body registry keeps a piece of unchanged shape (and acts on nothing else of it): the
+    # decomposable hull, or a hull with a new warning, must come under a key of its own.
+    uri = 'file://' + write_frame_stl(tmp_path / 'frame.stl')
+    builds = [file_marker_pieces(uri, config)[0] for config in (
+        Config(mesh_mode='hull'), Config(mesh_mode='hull', decompose_meshes=('*.stl',)),
+        Config(max_mesh_pieces=1))]
+    shapes = [entry.piece.shape.vertices for (entry,) in builds]
+    assert all(numpy.array_equal(shapes[0], other) for other in shapes[1:])
+    assert len({entry.key for (entry,) in builds}) == 3
+    assert builds[0][0].key == file_marker_pieces(uri, Config(mesh_mode='hull'))[0][0].key
+
+
 # -- diagnostics ------------------------------------------------------------------------------
 
 def test_the_meshes_entry_says_what_each_body_became():

@@ -96,7 +96,7 @@ class _WorkerState:
             package_paths, max_mesh_bytes=limits.max_mesh_bytes,
             max_mesh_triangles=limits.max_mesh_triangles,
             hull_warning_threshold=limits.hull_warning_threshold)
-        self.pieces = collections.OrderedDict()   # (geometry key, mode) -> built (LRU)
+        self.pieces = collections.OrderedDict()   # (geometry key, mode, explicit) -> built
         self.sent = {}                            # kind -> {MarkerId: geometry key last sent}
 
     def warm_up(self):
@@ -224,7 +224,7 @@ class _WorkerState:
         uri, scale = piece.mesh
         label = 'mesh %s' % uri
         settings = self.limits.mesh
-        mode, explicit = settings.mode_of(piece.body, kind, uri)
+        mode, explicit = self._mode_of(piece.body, kind, uri)
         note = ''
         if mode == 'exact':
             triangles = self.resolver.load_mesh_triangles(uri, scale)
@@ -245,6 +245,22 @@ class _WorkerState:
             piece = replace(piece, warnings=piece.warnings + (note,))
         return [piece if used == 'parts' or not explicit else replace(piece, mesh=())]
 
+    def _mode_of(self, body, kind, uri=''):
+        """
+        Return (mode, explicit) of a mesh of ``body`` in the node's order of precedence.
+
+        As ``MeshSettings.mode_of``, except that a URI ``decompose_meshes`` names is 'parts'
+        unless an override names the body (docs/nonconvex.md, "In the node"): naming a mesh
+        file asks for its parts whatever ``mesh_mode`` says for every body; only a mode chosen
+        for that very body (``mesh_mode_overrides``) wins over it.
+        """
+        settings = self.limits.mesh
+        overridden = any(fnmatch.fnmatchcase(body, pattern) for pattern, _ in settings.overrides)
+        if uri and not overridden and any(fnmatch.fnmatchcase(uri, pattern)
+                                          for pattern in settings.decompose):
+            return 'parts', False
+        return settings.mode_of(body, kind, uri)
+
     def _exact(self, body, frame_id, origin, triangles, label, key):
         """``models.mesh_bodies.exact_pieces`` with the worker's resolver and piece bound."""
         from gjk_ros.models.mesh_bodies import exact_pieces
@@ -254,7 +270,7 @@ class _WorkerState:
     def _mesh_options(self, body, kind):
         """Return the ``MeshOptions`` of a collision object's meshes (its body's mode)."""
         from gjk_ros.models.collision_objects import MeshOptions
-        mode, _ = self.limits.mesh.mode_of(body, kind)
+        mode, _ = self._mode_of(body, kind)
         return MeshOptions(mode, self.resolver, self.limits.mesh.max_pieces)
 
     # planning scene -------------------------------------------------------------------------
@@ -399,8 +415,9 @@ class _WorkerState:
 
     def _attach_piece(self, op, key, sent, marker, progress):
         from gjk_ros.models import marker_to_piece, ModelError
-        mode, _ = self.limits.mesh.mode_of(op.name, op.kind)
-        cached = (op.geometry_key, mode)
+        # The whole choice is in the key: two bodies with one geometry may differ in it.
+        mode, explicit = self._mode_of(op.name, op.kind, marker.mesh_resource)
+        cached = (op.geometry_key, mode, explicit)
         built = self.pieces.get(cached)
         if built is None:
             progress(key)
