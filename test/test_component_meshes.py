@@ -18,7 +18,7 @@ import math
 
 from component_fakes import context, FakeFrames, InlineWorker
 from gjk_ros.models.mesh_bodies import MESH_MODES, MeshUse, parse_mode_overrides, SurfacePiece
-from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
+from gjk_ros.ros.compute.bodies import BodyRegistry, LINK, OBSTACLE
 from gjk_ros.ros.inputs.limits import IngestLimits, MeshSettings
 from gjk_ros.ros.inputs.limits import MESH_MODES as NODE_MESH_MODES
 from gjk_ros.ros.params import Config
@@ -251,17 +251,24 @@ def test_decompose_meshes_wins_over_mesh_mode_and_an_override_wins_over_both(tmp
         assert all(entry.piece.mesh == () for entry in pieces)
 
 
-def test_a_marker_piece_that_changes_only_its_mesh_or_warnings_changes_its_key(tmp_path):
-    # The body registry keeps a piece of unchanged shape (and acts on nothing else of it): the
-    # decomposable hull, or a hull with a new warning, must come under a key of its own.
+def test_a_piece_that_changes_only_its_mesh_or_warnings_is_a_new_version(tmp_path):
+    # The body registry keeps a piece of unchanged shape (its tracked caches survive), but the
+    # layout also acts on the decomposable mesh and logs each warning: a hull made
+    # decomposable, or one kept past max_mesh_pieces, must reach it.
     uri = 'file://' + write_frame_stl(tmp_path / 'frame.stl')
     builds = [file_marker_pieces(uri, config)[0] for config in (
         Config(mesh_mode='hull'), Config(mesh_mode='hull', decompose_meshes=('*.stl',)),
         Config(max_mesh_pieces=1))]
     shapes = [entry.piece.shape.vertices for (entry,) in builds]
     assert all(numpy.array_equal(shapes[0], other) for other in shapes[1:])
-    assert len({entry.key for (entry,) in builds}) == 3
-    assert builds[0][0].key == file_marker_pieces(uri, Config(mesh_mode='hull'))[0][0].key
+    registry = BodyRegistry()
+    versions, uids = [], set()
+    for (entry,) in builds + [builds[-1]]:
+        registry.set_piece(OBSTACLE, 'frame', entry.key, entry.piece)
+        versions.append(registry.version)
+        uids.update(tracked.uid for tracked in registry.pieces(OBSTACLE, 'frame'))
+    assert versions[0] < versions[1] < versions[2] == versions[3], 'the same piece again'
+    assert len(uids) == 1, 'a piece of unchanged shape keeps its tracked identity'
 
 
 # -- diagnostics ------------------------------------------------------------------------------

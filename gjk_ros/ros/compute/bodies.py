@@ -151,7 +151,9 @@ class BodyRegistry:
         Add or replace the piece a source owns under ``key``; clears an error under it.
 
         A replacement with the same shape keeps its uid (and the old shape object), so the
-        tracker does not rebuild for a piece that only moved.
+        tracker does not rebuild for a piece that only moved. The layout also reads a piece's
+        decomposable mesh (``CollisionPiece.mesh``) and its warnings: a change in those alone
+        is a new version too (a hull made decomposable, a hull kept past max_mesh_pieces).
         """
         body = self._bodies[kind].setdefault(name, _Body())
         old = body.pieces.get(key)
@@ -159,6 +161,8 @@ class BodyRegistry:
             return
         if old is not None and same_shape(old.piece.shape, piece.shape):
             body.pieces[key] = TrackedPiece(old.uid, replace(piece, shape=old.piece.shape))
+            if (old.piece.mesh, old.piece.warnings) != (piece.mesh, piece.warnings):
+                self.version += 1
         else:
             body.pieces[key] = TrackedPiece(next(self._uids), piece)
             self.version += 1

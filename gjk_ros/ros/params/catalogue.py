@@ -162,8 +162,8 @@ PARAMETERS = (
                   'is tracked. Off the compute path: a body uses its hull (conservative: '
                   'distances can only be shorter) until its parts are ready, and the diagnostics '
                   'list the meshes still waiting. Parts are cached on disk by mesh content and '
-                  'settings. A mesh whose mode is chosen (mesh_mode, mesh_mode_overrides) is '
-                  'built in that mode instead.',
+                  'settings. A named mesh is measured as parts whatever mesh_mode says; only a '
+                  'mesh_mode_overrides entry naming its body wins over it.',
                   reconfigures=('decomposition', 'ingestion', 'sources')),
     ParameterSpec('decomposition_threshold', 'double', 0.05,
                   "CoACD's concavity threshold (relative to the mesh size): smaller gives more, "

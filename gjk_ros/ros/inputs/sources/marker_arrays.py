@@ -88,8 +88,7 @@ class _Marker:
         return self.pieces is None and self.error is None
 
 
-# A slot piece of a marker: one per piece (an exact mesh marker has many), ``ns`` first;
-# ``part`` as ``_part_key`` gives it.
+# A slot piece of a marker: one per piece (an exact mesh marker has many), ``ns`` first.
 _MarkerPart = collections.namedtuple('_MarkerPart', 'ns id part')
 
 
@@ -335,8 +334,7 @@ class MarkerSource(Source):
         ordered = sorted(self._markers.items())
         pieces = tuple(
             SourcePiece(self.kind, marker.name,
-                        PieceKey(self.name, _MarkerPart(marker_id.ns, marker_id.id,
-                                                        _part_key(part, piece))),
+                        PieceKey(self.name, _MarkerPart(marker_id.ns, marker_id.id, part)),
                         piece, marker.error, marker.pending)
             for marker_id, marker in ordered
             for part, piece in enumerate(marker.pieces or (None,)))
@@ -406,21 +404,6 @@ class MarkerSource(Source):
                            lambda key: "%s source '%s' publishes again" % (key.kind,
                                                                            key.namespace))
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
-
-
-def _part_key(part, piece):
-    """
-    Return the ``part`` of a marker piece's key: its index, with what else the layout reads.
-
-    The body registry keeps a piece whose shape did not change (its tracked caches survive)
-    and looks at nothing else of it; but the layout also acts on the mesh a decomposition may
-    replace (``CollisionPiece.mesh``) and logs each warning once. A piece that differs only in
-    those (its hull, made decomposable by ``decompose_meshes``, or kept past
-    ``max_mesh_pieces``) therefore comes under a key of its own, so that it is seen.
-    """
-    if piece is None or not (piece.mesh or piece.warnings):
-        return part
-    return (part, piece.mesh, piece.warnings)
 
 
 def _namespace_time(monitor, kind, namespace):
