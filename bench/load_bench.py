@@ -226,6 +226,7 @@ class Recorder:
         self.row = row
         # (receive_ns, stamp_ns, records per status, {camera: stamp_ns}) per output.
         self.samples = []
+        self.safety = []         # (receive_ns, stamp_ns) per ~/safety message
         self.compute = []        # compute entries of the periods inside the window
         self.drops = {}
         self.instance = None
@@ -248,6 +249,13 @@ class Recorder:
         counts = numpy.bincount(records['status'], minlength=len(PairStatus))
         self.samples.append((received, stamp, counts,
                              camera_stamps(records, stamp, self.camera_ids)))
+
+    def on_safety(self, message):
+        """Record when a ~/safety message came and its stamp (the small, safety-path output)."""
+        received = time.time_ns()
+        if self.recording:
+            self.safety.append((received, message.header.stamp.sec * 1_000_000_000 +
+                                message.header.stamp.nanosec))
 
     def on_names(self, message):
         """Keep the latest names JSON (and the camera sources' obstacle ids)."""
@@ -300,7 +308,7 @@ def subscribe(recorder):
     from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.node import Node
     from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import PointCloud2
+    from sensor_msgs.msg import PointCloud2, Range
     from std_msgs.msg import String
 
     from gjk_ros.demo.monitor import NODE_NAME
@@ -311,6 +319,7 @@ def subscribe(recorder):
     stream = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     node.create_subscription(PointCloud2, f'/{NODE_NAME}/distances', recorder.on_distances,
                              stream)
+    node.create_subscription(Range, f'/{NODE_NAME}/safety', recorder.on_safety, stream)
     node.create_subscription(String, f'/{NODE_NAME}/names', recorder.on_names, LATCHED_QOS)
     node.create_subscription(DiagnosticArray, '/diagnostics', recorder.on_diagnostics, 10)
     return node
@@ -385,7 +394,8 @@ def measure(row, options, work_dir):
     if recorder.instance is not None and not recorder.instance.endswith(f':{node_pid}'):
         raise RuntimeError(f'the node that answered is {recorder.instance}, not the one this '
                            f'benchmark started (pid {node_pid}): is the ROS domain shared?')
-    return {'samples': recorder.samples, 'compute': recorder.compute, 'drops': recorder.drops,
+    return {'samples': recorder.samples, 'safety': recorder.safety,
+            'compute': recorder.compute, 'drops': recorder.drops,
             'stamps': {name: read_stamps(path) for name, path in logs.items()},
             'window_ns': tuple(window), 'load': tuple(load), 'wall_s': wall, 'cpu_s': cpu,
             'links': links,
@@ -432,6 +442,12 @@ def summarise(row, raw):
     figures.update(tf_latency_p50_ms=p50, tf_latency_p99_ms=p99, tf_latency_max_ms=most)
     figures['latency_p99_cycles'] = p99 / row.cycle_ms
     figures['latency_max_cycles'] = most / row.cycle_ms
+    # The same through ~/safety: a small message, so the difference is the record cloud's
+    # packing and transport.
+    safety = numpy.array(raw.get('safety') or numpy.zeros((0, 2)), dtype=numpy.int64)
+    matched = safety[numpy.isin(safety[:, 1], arm)] if len(safety) else safety
+    p50, p99, _ = _quantiles((matched[:, 0] - matched[:, 1]) / 1e6)
+    figures.update(safety_latency_p50_ms=p50, safety_latency_p99_ms=p99)
     if row.cameras:
         figures.update(camera_figures(row, raw, receive))
     figures.update(node_figures(raw))
@@ -549,6 +565,8 @@ METRICS = (
     ('tf_latency_p99_ms', 'TF -> output latency p99', 'ms', '%.1f'),
     ('tf_latency_max_ms', 'TF -> output latency max', 'ms', '%.1f'),
     ('latency_p99_cycles', 'TF -> output latency p99 in cycles', 'cycles', '%.2f'),
+    ('safety_latency_p50_ms', 'TF -> ~/safety latency p50', 'ms', '%.1f'),
+    ('safety_latency_p99_ms', 'TF -> ~/safety latency p99', 'ms', '%.1f'),
     ('latency_max_cycles', 'TF -> output latency max in cycles', 'cycles', '%.2f'),
     ('cloud_matched_pct', 'camera records matched to a published cloud', '%', '%.1f'),
     ('clouds_used_pct', 'clouds used (all cameras)', '%', '%.1f'),
