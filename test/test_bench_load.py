@@ -33,7 +33,7 @@ if str(REPO_ROOT) not in sys.path:
 
 # After the path set-up:
 from bench import live_node, load_bench, load_publishers, node_bench  # noqa: E402, I100
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE  # noqa: E402
+from gjk_ros.ros.records import new_records, PairStatus  # noqa: E402
 
 
 def test_arguments_default_to_every_row_and_quick_shortens_the_windows():
@@ -104,7 +104,7 @@ def test_node_parameters_name_each_camera_and_keep_the_defaults_otherwise():
 
 
 def _records(obstacle_ids, ages):
-    records = numpy.zeros(len(ages), dtype=RECORD_DTYPE)
+    records = new_records(len(ages))
     records['obstacle_id'] = obstacle_ids
     records['age'] = ages
     return records

@@ -17,7 +17,7 @@
 import math
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.ros.records import DistanceRecord, PairStatus, RECORD_DTYPE
+from gjk_ros.ros.records import DistanceRecord, new_records, PairStatus
 import numpy
 import pytest
 
@@ -82,7 +82,7 @@ def test_geometry_is_scaled_and_posed_as_rviz_does():
 
 def synthetic_markers():
     """Build what the node publishes: hulls, witness segments and labels (MarkerBuilder)."""
-    records = numpy.zeros(2, dtype=RECORD_DTYPE)
+    records = new_records(2)
     records['link_id'], records['obstacle_id'] = [0, 0], [1, 2]
     records['status'] = PairStatus.VALID
     records['distance'] = [0.05, -0.01]

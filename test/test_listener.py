@@ -33,8 +33,7 @@ import pytest
 
 from gjk_ros.ros.listener import DistanceListener  # noqa: I100
 from gjk_ros.ros.outputs.publishers import make_cloud
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
-import numpy
+from gjk_ros.ros.records import new_records, PairStatus
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -116,7 +115,7 @@ def graph(rclpy_context):
 
 
 def records(link_id, obstacle_id, distance):
-    result = numpy.zeros(1, dtype=RECORD_DTYPE)
+    result = new_records(1)
     result['link_id'], result['obstacle_id'], result['distance'] = link_id, obstacle_id, distance
     result['status'] = PairStatus.VALID
     return result

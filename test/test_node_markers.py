@@ -18,7 +18,7 @@ import math
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.models.transforms import quaternion_to_matrix
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
+from gjk_ros.ros.records import new_records, PairStatus
 import numpy
 import pytest
 
@@ -54,7 +54,7 @@ def pose(xyz=(0.0, 0.0, 0.0), yaw=0.0):
 
 def records(rows):
     """Build records from (link_id, obstacle_id, status, distance, link/obstacle point)."""
-    result = numpy.zeros(len(rows), dtype=RECORD_DTYPE)
+    result = new_records(len(rows))
     for name in result.dtype.names:
         if result.dtype[name].kind == 'f':
             result[name] = numpy.nan

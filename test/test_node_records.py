@@ -26,8 +26,8 @@ import subprocess
 import sys
 
 from gjk_ros.ros import PairStatus, read_distances
-from gjk_ros.ros.records import (fail_safe_minimum, names_from_json, RECORD_DTYPE,
-                                 RECORD_FIELDS)
+from gjk_ros.ros.records import (fail_safe_minimum, names_from_json, new_records,
+                                 RECORD_DTYPE, RECORD_FIELDS, records_from_cloud)
 from hypothesis import given, settings, strategies
 import numpy
 import pytest
@@ -47,7 +47,7 @@ FLOAT64_FIELDS = ['link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obs
 
 
 def sample_records():
-    records = numpy.zeros(4, dtype=RECORD_DTYPE)
+    records = new_records(4)
     records['link_id'] = [0, 0, 1, 1]
     records['obstacle_id'] = [0, 1, 0, 1]
     records['status'] = [PairStatus.VALID, PairStatus.STALE, PairStatus.APPROXIMATE,
@@ -72,7 +72,8 @@ def sample_records():
 
 def test_layout_matches_the_design():
     names = [name for name, _ in RECORD_FIELDS]
-    tail = ['link_id', 'obstacle_id', 'status', 'ready', 'age']
+    tail = ['link_id', 'obstacle_id', 'status', 'ready', 'age', 'swept_distance',
+            'swept_fraction']
     assert names == ['x', 'y', 'z'] + FLOAT64_FIELDS + tail
     cloud = make_cloud(sample_records(), Header(frame_id='world'))
     types = {field.name: field.datatype for field in cloud.fields}
@@ -81,10 +82,11 @@ def test_layout_matches_the_design():
     assert all(offsets[name] % 8 == 0 for name in FLOAT64_FIELDS)
     assert types['link_id'] == types['obstacle_id'] == PointField.UINT32
     assert types['status'] == types['ready'] == PointField.UINT8
-    assert types['age'] == PointField.FLOAT64 and offsets['age'] % 8 == 0
+    assert all(types[name] == PointField.FLOAT64 and offsets[name] % 8 == 0
+               for name in ('age', 'swept_distance', 'swept_fraction'))
     assert all(field.count == 1 for field in cloud.fields)
     assert cloud.height == 1 and cloud.width == 4
-    assert cloud.point_step == 128 and cloud.row_step == 4 * cloud.point_step
+    assert cloud.point_step == 144 and cloud.row_step == 4 * cloud.point_step
     assert len(cloud.data) == cloud.row_step
     assert not cloud.is_dense  # some records are not VALID
 
@@ -254,7 +256,7 @@ def test_min_distance_fails_safe():
     for unknown in (PairStatus.INVALID, PairStatus.STALE, PairStatus.PENDING):
         records['status'][3] = unknown
         assert min_distance(records) == -math.inf
-    empty = numpy.zeros(0, dtype=RECORD_DTYPE)
+    empty = new_records(0)
     assert min_distance(empty) == -math.inf  # nothing in scope is not "clear" by default
     assert min_distance(empty, allow_no_obstacles=True) == math.inf
     assert min_distance(empty, ready=False, allow_no_obstacles=True) == -math.inf
@@ -276,7 +278,7 @@ def test_importing_the_reader_starts_nothing():
     ready=strategies.booleans(), allow_empty=strategies.booleans())
 def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
     """fail_safe_minimum of a cloud's records is ~/min_distance of the same cycle."""
-    records = numpy.zeros(len(rows), dtype=RECORD_DTYPE)
+    records = new_records(len(rows))
     for index, (status, distance, bound) in enumerate(rows):
         measured = status in (PairStatus.VALID, PairStatus.APPROXIMATE)
         records[index]['status'] = status
@@ -291,3 +293,21 @@ def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
     if not rows and not ready:
         return  # an empty cloud carries no ready flag (README: the summary is authoritative)
     assert rebuilt == published
+
+
+def test_a_swept_bound_below_the_sample_is_the_minimum_and_a_cloud_without_one_reads():
+    records = sample_records()
+    records['status'][1] = PairStatus.BEYOND
+    records['ready'] = 1
+    records['swept_distance'][0] = -0.004  # the VALID pair passed through something
+    records['swept_fraction'][0] = 0.5
+    assert min_distance(records, max_distance=1.0) == -0.004
+    cloud = make_cloud(records, Header(frame_id='world'))
+    assert fail_safe_minimum(read_distances(cloud, NAMES), max_distance=1.0) == -0.004
+    records['swept_distance'][0] = 0.9  # above its sample: the sample stands
+    assert min_distance(records, max_distance=1.0) == pytest.approx(0.19)
+    # A cloud recorded before the swept fields existed reads with them NaN.
+    old = make_cloud(records, Header(frame_id='world'))
+    old.fields = [field for field in old.fields if not field.name.startswith('swept_')]
+    assert numpy.isnan(records_from_cloud(old)['swept_distance']).all()
+    assert fail_safe_minimum(read_distances(old, NAMES), max_distance=1.0) == pytest.approx(0.19)

@@ -29,7 +29,7 @@ One node process serves the module. The robot has no robot_description (it comes
 import math
 import os
 
-from gjk_ros.ros import PairStatus
+from gjk_ros.ros import PairStatus, read_distances
 from gjk_ros.ros.params import PARAMETERS
 from node_harness import (box_urdf, find_record, Marker, marker, NodeProcess, Parameter,
                           Scene, session_domain_id, setting as harness_setting,
@@ -495,6 +495,41 @@ def check_solver_options(scene, node, tmp_path):
         wait_for_arm_distance(scene, node, ARM_TO_BOX)
 
 
+def check_swept_distances(scene, node, tmp_path):
+    # The arm (a 0.2 m cube at x 0) jumps to x 1 between two TF messages, through boxes/0 (a
+    # 0.2 m cube at x 0.5): both samples are 0.3 m apart, the motion overlaps by the full
+    # 0.2 m. Only the swept bound sees it, within swept_tolerance (no relative share here), in
+    # the one cycle that covers the jump: every cloud is kept.
+    clouds = []
+    subscription = scene.node.create_subscription(PointCloud2, scene.topics['distances'],
+                                                  clouds.append, 100)
+
+    def arm_bounds(cloud):
+        record = find_record(read_distances(cloud, scene.message('names')), 'arm', 'boxes/0')
+        return (math.nan, math.nan) if record is None else \
+            (record.distance, record.swept_distance)
+    try:
+        with setting(scene, swept_distances=True, swept_tolerance=1e-3,
+                     swept_relative_tolerance=0.0):
+            scene.wait_for_records(
+                lambda records: abs(arm_record(scene).swept_distance - ARM_TO_BOX) < TOLERANCE,
+                what='a swept bound equal to the sample of a still arm', node_process=node)
+            start = len(clouds)
+            scene.send_tf('world', 'arm', (1.0, 0.0, 0.5))
+            wait_until(lambda: any(arm_bounds(cloud)[1] < 0.0 for cloud in clouds[start:]),
+                       what='contact swept between two samples', node_process=node)
+            sample, swept = next(bounds for bounds in map(arm_bounds, clouds[start:])
+                                 if bounds[1] < 0.0)
+            assert abs(sample - ARM_TO_BOX) < TOLERANCE
+            assert -0.2 - 1e-3 - TOLERANCE <= swept <= -0.2 + TOLERANCE
+            scene.send_tf('world', 'arm', (0.0, 0.0, 0.5))
+            wait_for_arm_distance(scene, node, ARM_TO_BOX)
+        scene.wait_for_records(lambda records: math.isnan(arm_record(scene).swept_distance),
+                               what='no swept bound once it is off', node_process=node)
+    finally:
+        scene.node.destroy_subscription(subscription)
+
+
 EFFECTS = [
     (('fixed_frame',), check_fixed_frame),
     (('rate_hz',), check_rate_hz),
@@ -522,6 +557,7 @@ EFFECTS = [
     (('ingest_timeout', 'ingest_memory_mb'), check_worker_limits),
     (('publish_markers',), check_publish_markers),
     (('hill_climbing', 'tracking'), check_solver_options),
+    (('swept_distances', 'swept_tolerance', 'swept_relative_tolerance'), check_swept_distances),
     # Last: the rejected description stays reported.
     (('max_description_bytes',), check_max_description_bytes),
 ]

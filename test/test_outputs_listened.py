@@ -27,7 +27,7 @@ from gjk_ros.ros.outputs import publishers
 from gjk_ros.ros.outputs.publishers import Outputs
 from gjk_ros.ros.params import Config
 from gjk_ros.ros.qos import OUTPUT_QOS
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
+from gjk_ros.ros.records import new_records, PairStatus
 import numpy
 import pytest
 import rclpy
@@ -62,7 +62,7 @@ def _spin_until(executor, done, what):
 
 def _records():
     names = NameRegistry()
-    records = numpy.zeros(2, dtype=RECORD_DTYPE)
+    records = new_records(2)
     records['link_id'] = names.id_of(LINK, 'arm')[0]
     records['obstacle_id'] = [names.id_of(OBSTACLE, 'a')[0], names.id_of(OBSTACLE, 'b')[0]]
     records['status'] = PairStatus.VALID

@@ -26,7 +26,7 @@ import parameter_docs  # noqa: E402, I100
 
 # The components DistanceNode.components routes parameter changes to.
 COMPONENTS = {'clock', 'pacing', 'frames', 'sources', 'ingestion', 'decomposition', 'layout',
-              'outputs', 'lifecycle'}
+              'outputs', 'lifecycle', 'sweeping'}
 
 
 def test_yaml_file_is_generated_from_the_specification():

@@ -34,7 +34,7 @@ import sys
 
 import numpy
 
-__all__ = ['DistanceRecord', 'fail_safe_minimum', 'names_from_json', 'PairStatus',
+__all__ = ['DistanceRecord', 'fail_safe_minimum', 'names_from_json', 'new_records', 'PairStatus',
            'read_distances', 'RECORD_DTYPE', 'RECORD_FIELDS', 'records_from_cloud',
            'status_table']
 
@@ -91,8 +91,13 @@ RECORD_FIELDS = (
     ('status', _POINT_FIELD_UINT8),
     ('ready', _POINT_FIELD_UINT8),
     ('age', _POINT_FIELD_FLOAT64),
+    ('swept_distance', _POINT_FIELD_FLOAT64),
+    ('swept_fraction', _POINT_FIELD_FLOAT64),
 )
 """Field names and PointField datatypes of one record, in memory order."""
+
+# Fields a reader fills with NaN when a cloud lacks them (one recorded before they existed).
+OPTIONAL_FIELDS = ('swept_distance', 'swept_fraction')
 
 
 def status_table(statuses):
@@ -112,8 +117,8 @@ def _record_dtype():
     Build the record dtype: every field aligned to its own size, padded to a multiple of 8.
 
     x, y, z take bytes 0-11; 4 bytes of padding put ``link_x`` at 16, so every float64 of every
-    record is 8-byte aligned. ``status`` and ``ready`` take bytes 112-113 and ``age`` 120-127:
-    a point_step of 128.
+    record is 8-byte aligned. ``status`` and ``ready`` take bytes 112-113, ``age`` 120-127 and
+    the swept fields 128-143: a point_step of 144.
     """
     names, formats, offsets = [], [], []
     offset = 0
@@ -131,7 +136,19 @@ def _record_dtype():
 
 
 RECORD_DTYPE = _record_dtype()
-"""Native-endian numpy dtype of one ``~/distances`` point (point_step 128)."""
+"""Native-endian numpy dtype of one ``~/distances`` point (point_step 144)."""
+
+
+def new_records(count):
+    """
+    Return ``count`` zeroed records without a swept bound (their swept fields NaN).
+
+    A zero ``swept_distance`` would be a bound at contact: records made by hand start here.
+    """
+    records = numpy.zeros(count, dtype=RECORD_DTYPE)
+    for name in OPTIONAL_FIELDS:
+        records[name] = numpy.nan
+    return records
 
 
 @dataclass(frozen=True)
@@ -166,6 +183,10 @@ class DistanceRecord:
     ready : bool
         Whether the node could vouch for its whole scope in that cycle (the fail-safe minimum
         is -inf when not; see ``fail_safe_minimum``).
+    swept_distance, swept_fraction : float
+        With ``swept_distances``: a certified lower bound of the signed distance over the
+        motion since the last cycle, and its instant (0 at the last cycle, 1 at this one);
+        NaN when the pair has no interval (docs/motion.md).
 
     """
 
@@ -181,6 +202,8 @@ class DistanceRecord:
     error_bound: float
     age: float = float('nan')
     ready: bool = True
+    swept_distance: float = float('nan')
+    swept_fraction: float = float('nan')
 
     @property
     def is_measured(self):
@@ -194,8 +217,9 @@ def fail_safe_minimum(records, max_distance=math.inf, allow_no_obstacles=False):
 
     The same rule as ``~/min_distance``: -inf when the node was not ready or a record is
     STALE, INVALID or PENDING; else the smallest VALID distance, APPROXIMATE lower bound
-    (``distance - error_bound``) and BEYOND bound (``max_distance``, the node's parameter).
-    A cloud with no record is -inf unless ``allow_no_obstacles``.
+    (``distance - error_bound``), BEYOND bound (``max_distance``, the node's parameter) and
+    swept lower bound (``swept_distance``, where there is one). A cloud with no record is -inf
+    unless ``allow_no_obstacles``.
     """
     if not records:
         return math.inf if allow_no_obstacles else -math.inf
@@ -210,6 +234,8 @@ def fail_safe_minimum(records, max_distance=math.inf, allow_no_obstacles=False):
             values.append(max_distance)
         else:
             values.append(record.distance)
+        if not math.isnan(record.swept_distance):
+            values.append(record.swept_distance)
     return min(values)
 
 
@@ -271,15 +297,16 @@ def records_from_cloud(cloud_msg):
     """
     byte_order = '>' if cloud_msg.is_bigendian else '<'
     fields = {field.name: field for field in cloud_msg.fields}
-    missing = [name for name, _ in RECORD_FIELDS if name not in fields]
+    missing = [name for name, _ in RECORD_FIELDS
+               if name not in fields and name not in OPTIONAL_FIELDS]
     if missing:
         raise ValueError('not a gjk_ros distances cloud: missing fields %s' % missing)
+    present = [name for name, _ in RECORD_FIELDS if name in fields]
     count = cloud_msg.width * cloud_msg.height
     dtype = numpy.dtype({
-        'names': [name for name, _ in RECORD_FIELDS],
-        'formats': [byte_order + _POINT_FIELD_TYPES[fields[name].datatype]
-                    for name, _ in RECORD_FIELDS],
-        'offsets': [fields[name].offset for name, _ in RECORD_FIELDS],
+        'names': present,
+        'formats': [byte_order + _POINT_FIELD_TYPES[fields[name].datatype] for name in present],
+        'offsets': [fields[name].offset for name in present],
         'itemsize': cloud_msg.point_step,
     })
     data = numpy.frombuffer(memoryview(cloud_msg.data), dtype=numpy.uint8)
@@ -290,6 +317,11 @@ def records_from_cloud(cloud_msg):
     native = '>' if sys.byteorder == 'big' else '<'
     if byte_order != native:
         points = points.astype(points.dtype.newbyteorder())
+    if len(present) < len(RECORD_FIELDS):
+        full = new_records(count)
+        for name in present:
+            full[name] = points[name]
+        return full
     return points
 
 
@@ -356,5 +388,7 @@ def read_distances(cloud_msg, names_msg=None, self_pairs=False):
             error_bound=float(point['error_bound']),
             age=float(point['age']),
             ready=bool(point['ready']),
+            swept_distance=float(point['swept_distance']),
+            swept_fraction=float(point['swept_fraction']),
         ))
     return records

@@ -30,6 +30,7 @@ from gjk_ros.ros.compute.layout import Layout
 from gjk_ros.ros.compute.pacing import CyclePacer
 from gjk_ros.ros.compute.pairs import InputState
 from gjk_ros.ros.compute.readiness import Readiness
+from gjk_ros.ros.compute.sweeping import SweptRecords
 from gjk_ros.ros.compute.world import World
 from gjk_ros.ros.inputs.decomposer import MeshDecomposer
 from gjk_ros.ros.inputs.frames import Frames
@@ -42,7 +43,7 @@ from gjk_ros.ros.outputs.diagnostics import CycleStats
 from gjk_ros.ros.outputs.hull_markers import PieceView
 from gjk_ros.ros.outputs.publishers import Outputs
 from gjk_ros.ros.outputs.safety import data_stamp, record_ages, record_stamps
-from gjk_ros.ros.records import PairStatus
+from gjk_ros.ros.records import PairStatus, status_table
 import numpy
 from std_msgs.msg import Header
 
@@ -50,6 +51,9 @@ __all__ = ['Cycle']
 
 # A timer of period 0 would tick on every wait of the executor.
 _SHORTEST_TICK_NS = 100_000
+
+# Records whose bound the minimum takes (the others are unknown, hence contact, anyway).
+_ANSWERED = status_table([PairStatus.VALID, PairStatus.APPROXIMATE, PairStatus.BEYOND])
 
 _STATUS_OF_INPUT = {
     InputState.OK: PairStatus.VALID,
@@ -105,6 +109,7 @@ class Cycle:
         self.outputs = Outputs(node, config.rate_hz)
         self.layout = Layout(self.decomposer, self.outputs.publish_names)
         self.readiness = Readiness(problems)
+        self.sweeping = SweptRecords()
         self.stats = CycleStats()
         self.last_records = None
         self.components = {
@@ -116,6 +121,7 @@ class Cycle:
             'decomposition': self._configure_decomposition,
             'layout': self.layout.configure,
             'outputs': self.outputs.configure,
+            'sweeping': lambda config: self.sweeping.reset(),  # the next cycle starts afresh
             'lifecycle': lambda config: None,  # autostart: read once, at construction
         }
 
@@ -234,6 +240,7 @@ class Cycle:
         started = time.perf_counter()
         tracker = layout.tracker
         records = tracker.compute(poses, inputs, config.max_distance)
+        self._sweep(records, poses, inputs)
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
@@ -254,6 +261,21 @@ class Cycle:
         self.outputs.publish_markers(records, layout.self_mask, header,
                                      lambda: self._piece_views(poses, inputs))
         return records
+
+    def _sweep(self, records, poses, inputs):
+        """Each record's swept bound over the motion since the last cycle (sweeping.py)."""
+        config, engine = self.config, self.layout.tracker.engine
+        if not config.swept_distances or engine is None:
+            self.sweeping.reset()
+            return
+        pairs = engine.piece_pairs
+        measured = (inputs[pairs[:, 0]] == InputState.OK) & (inputs[pairs[:, 1]] == InputState.OK)
+        lower, fraction = self.sweeping.update(engine, poses, measured, config.max_distance,
+                                               config.swept_tolerance,
+                                               config.swept_relative_tolerance)
+        answered = _ANSWERED[records['status']]
+        records['swept_distance'] = numpy.where(answered, lower, numpy.nan)
+        records['swept_fraction'] = numpy.where(answered, fraction, numpy.nan)
 
     def _describe_piece(self, index):
         location = self.layout.locations[index]

@@ -184,6 +184,11 @@ class PairTracker:
         """Return the number of core pairs."""
         return len(self.layout.pairs)
 
+    @property
+    def engine(self):
+        """Return the core ``BodyPairs`` (None without piece pairs): body pair k is record k."""
+        return self._engine
+
     def rebuild(self, layout, shapes):
         """
         Switch to a new layout, carrying the caches of surviving piece pairs over.

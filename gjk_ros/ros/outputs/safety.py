@@ -55,7 +55,8 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
     -------
     float
         -inf if not ready or if any record is STALE, INVALID or PENDING; else the minimum of
-        VALID distances, APPROXIMATE ``distance - error_bound`` and BEYOND ``max_distance``;
+        VALID distances, APPROXIMATE ``distance - error_bound``, BEYOND ``max_distance`` and
+        every ``swept_distance`` there is (the motion since the last cycle, docs/motion.md);
         with no record, +inf if ``allow_no_obstacles`` else -inf.
 
     """
@@ -64,13 +65,16 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
         return -math.inf
     if not len(records):
         return math.inf if allow_no_obstacles else -math.inf
-    approximate = status == PairStatus.APPROXIMATE
-    values = numpy.concatenate([
-        records['distance'][status == PairStatus.VALID],
-        records['distance'][approximate] - records['error_bound'][approximate],
-        numpy.full(int((status == PairStatus.BEYOND).sum()), max_distance),
-    ])
-    return float(values.min())
+    return float(numpy.nanmin(_lower_bounds(records, max_distance)))
+
+
+def _lower_bounds(records, max_distance):
+    """Each record's bound for the minimum: its sample's, or its swept one when lower."""
+    status = records['status']
+    bound = numpy.where(status == PairStatus.APPROXIMATE,
+                        records['distance'] - records['error_bound'], records['distance'])
+    bound = numpy.where(status == PairStatus.BEYOND, max_distance, bound)
+    return numpy.fmin(bound, records['swept_distance'])
 
 
 # Statuses that carry no measurement and no bound: unknown is treated as contact.
@@ -151,12 +155,13 @@ def safety_cause(records, is_self, minimum, reasons, names, max_distance):
     """
     status = records['status']
     if math.isfinite(minimum):
-        bound = numpy.where(status == PairStatus.APPROXIMATE,
-                            records['distance'] - records['error_bound'], records['distance'])
-        bound = numpy.where(status == PairStatus.BEYOND, max_distance, bound)
+        bound = _lower_bounds(records, max_distance)
         row = int(numpy.nanargmin(numpy.where(_UNKNOWN[status], numpy.nan, bound)))
         link, obstacle = _pair_names(records[row], is_self[row], names)
         name = PairStatus(status[row]).name
+        if bound[row] == records['swept_distance'][row] and \
+                not bound[row] == records['distance'][row]:
+            name += ', swept at %.2f of the interval' % records['swept_fraction'][row]
         return link, obstacle, 'closest: %s to %s (%s)' % (link, obstacle, name)
     unknown = numpy.flatnonzero(_UNKNOWN[status])
     if minimum == math.inf or not (reasons or unknown.size):

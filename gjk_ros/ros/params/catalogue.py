@@ -257,6 +257,21 @@ PARAMETERS = (
                   'tracking); false starts every query cold. Results are the same, speed '
                   'differs.',
                   reconfigures=('layout',)),
+    ParameterSpec('swept_distances', 'bool', False,
+                  'Also bound each pair over the motion between the last cycle and this one '
+                  '(tf2 interpolation, conservative advancement: docs/motion.md): the records '
+                  'carry swept_distance and swept_fraction, and ~/min_distance, ~/safety and the '
+                  'speed scaling take the swept bound when it is lower, so a link passing through '
+                  'a thin obstacle between two samples reads as contact.',
+                  reconfigures=('sweeping',)),
+    ParameterSpec('swept_tolerance', 'double', 1e-4,
+                  'Metres: each swept bound is within this (plus swept_relative_tolerance of the '
+                  'distance) of the true minimum over the motion.',
+                  low=1e-9, high=1.0, reconfigures=('sweeping',)),
+    ParameterSpec('swept_relative_tolerance', 'double', 0.05,
+                  'Share of the distance a swept bound may lie below the true minimum, in [0, 1): '
+                  'far pairs settle from their two samples alone.',
+                  low=0.0, high=0.99, reconfigures=('sweeping',)),
     # Observation sources (gjk_ros/ros/inputs/sources/observations.py); each source's own
     # parameters are its OBSERVATION_SOURCE_PARAMETERS, declared under its name.
     ParameterSpec('observation_sources', 'string_array', [],

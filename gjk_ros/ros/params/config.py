@@ -89,6 +89,9 @@ class Config:
     publish_markers: bool = True
     hill_climbing: bool = True
     tracking: bool = True
+    swept_distances: bool = False
+    swept_tolerance: float = 1e-4
+    swept_relative_tolerance: float = 0.05
     observation_sources: tuple = ()
     required_observation_sources: tuple = ()
     self_filter_padding: float = 0.02
