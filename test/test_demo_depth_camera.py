@@ -17,7 +17,7 @@
 import math
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.core.points import PointDistanceShape
+from gjk_ros.core.point_distance import PointDistanceShape
 import numpy
 import pytest
 

@@ -14,7 +14,8 @@
 """A cloud's kept points after the self-filter: which indices a search may start from."""
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.core.points import PointDistanceShape, PointGrid
+from gjk_ros.core.point_distance import PointDistanceShape
+from gjk_ros.core.point_grid import PointGrid
 import numpy
 import pytest
 
