@@ -132,7 +132,8 @@ def percentiles(seconds):
 
 def run(args):
     """Measure everything; None without example-robot-data."""
-    from gjk_ros.core.points import CloudGatherer, PointDistanceShape
+    from gjk_ros.core.point_distance import PointDistanceShape
+    from gjk_ros.core.point_grid import CloudGatherer
     from gjk_ros.ros.params import ObservationSettings
     from gjk_ros.ros.inputs.sources.clouds import decode_pointcloud2, read_cloud_header
     from gjk_ros.ros.inputs.sources.observations import CloudLimits, nearest_point, process_cloud
@@ -181,7 +182,7 @@ def run(args):
 def cloud_figures(process, decode, data, header, camera, links, limits, gatherer, count):
     """Process ``count`` clouds as they arrive; each is searched once with the last answers."""
     from gjk_ros.ros.inputs.sources.observations import nearest_point, point_near
-    times, cpu, latencies, error, previous, answers = [], [], [], 0.0, None, None
+    times, cpu, latencies, error, answers = [], [], [], 0.0, None
     for step in range(count):
         started, cpu_started = time.perf_counter(), time.thread_time()
         cloud, _ = process(decode, data, header, camera, links, limits, gatherer)
@@ -189,7 +190,7 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
         cpu.append(time.thread_time() - cpu_started)
         work = cloud.grid.work.copy()  # the self-filter's
         hints = [None] * len(links) if answers is None else \
-            [point_near(cloud, previous.points[index]) for index in answers]
+            [point_near(cloud, answer.point) for answer in answers]
         answers = [nearest_point(cloud, shape, pose, hint)
                    for (shape, pose), hint in zip(links, hints)]
         done = time.perf_counter()
@@ -197,7 +198,6 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
         latencies.append(done - started)
         if step in (0, count - 1):  # searched from nothing, and from the last cloud's answers
             error = max(error, answer_error(cloud, links, answers))
-        previous = cloud
     # The first cloud is searched from nothing; every later one from the last one's answers.
     return {'time': percentiles(times), 'min': 1e3 * min(times), 'cpu': percentiles(cpu),
             'latency': percentiles(latencies[1:] or latencies), 'first': 1e3 * latencies[0],
@@ -208,17 +208,18 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
 def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
     """Per-cycle search with the arm moving, tracked from ``answers`` (steady state)."""
     from gjk_ros.ros.inputs.sources.observations import nearest_point
-    times, cpu, error, hints = [], [], 0.0, list(answers)
+    times, cpu, error, hints = [], [], 0.0, [answer.index for answer in answers]
     before = cloud.grid.work.copy()
     for step in range(cycles):
         moved = posed(kinematics, pieces, q + 0.002 * step)
         started, cpu_started = time.perf_counter(), time.thread_time()
-        hints = [nearest_point(cloud, shape, pose, hint)
-                 for shape, pose, hint in zip(prepared, moved, hints)]
+        answers = [nearest_point(cloud, shape, pose, hint)
+                   for shape, pose, hint in zip(prepared, moved, hints)]
+        hints = [answer.index for answer in answers]
         times.append(time.perf_counter() - started)
         cpu.append(time.thread_time() - cpu_started)
         if step % 10 == 0:
-            error = max(error, answer_error(cloud, list(zip(prepared, moved)), hints))
+            error = max(error, answer_error(cloud, list(zip(prepared, moved)), answers))
     work = (cloud.grid.work - before) // max(cycles, 1)
     # The cycle's outputs wait for the search on the compute thread: the gap between two
     # outputs at 30 Hz is one period, or the search when it is longer.
@@ -228,13 +229,18 @@ def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
 
 
 def answer_error(cloud, links, answers):
-    """Largest gap between each piece's answer and brute force over every kept point."""
+    """
+    Largest gap between each piece's answer and brute force over every kept point.
+
+    The answer's distance, and its witness and normal (``point - witness == distance *
+    normal``), against every kept point measured.
+    """
     kept = cloud.grid.kept()
     worst = 0.0
-    for (shape, pose), index in zip(links, answers):
+    for (shape, pose), answer in zip(links, answers):
         truth = shape.signed_distances(kept, pose).min()
-        got = shape.signed_distances(cloud.points, pose, numpy.array([index]))[0]
-        worst = max(worst, abs(got - truth))
+        offset = answer.point - answer.witness - answer.distance * answer.normal
+        worst = max(worst, abs(answer.distance - truth), float(numpy.abs(offset).max()))
     return worst
 
 

@@ -21,12 +21,21 @@ API uses too (one compiled PairSet call per cycle). This module adds what only t
 the records' ids and the input states (STALE, INVALID, PENDING) that override a measurement.
 When the body set changes the engine is rebuilt and the simplex caches of surviving piece
 pairs carry over, so a new obstacle does not cold-start every other pair.
+
+A sensor cloud's pieces are the cloud points nearest to each link piece, and the search that
+found a point already measured it exactly (``gjk_ros.core.point_grid``): such a pair is never
+measured again. The pair of a link piece and its own nearest point takes the search's answer
+(``TrackerLayout.measured``, the layout's ``measure``); the pairs of a link piece and other
+link pieces' nearest points are never nearer, and are not measured at all. They keep their
+part in the record's input states and data times, as every pair does.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import math
 
 from gjk_ros.core import Status
-from gjk_ros.core.bodypairs import BodyPairs, MEASURED
+from gjk_ros.core.bodypairs import BodyPairs, MEASURED, padded_row
+from gjk_ros.core.query import VALUE_COLUMNS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
@@ -79,12 +88,20 @@ class TrackerLayout:
         Piece indices (link piece, obstacle piece) of each core pair, grouped by record.
     records : list of RecordSpec
         Sorted by (link_id, obstacle_id).
+    points : (m,) bool
+        The pairs whose obstacle piece is a cloud's nearest point: never measured by the core.
+    measured : (k, 4) int
+        (record, link piece, point piece, pair) of each link piece and its own nearest point:
+        measured by the search that found the point.
 
     """
 
     piece_uids: list
     pairs: numpy.ndarray
     records: list
+    points: numpy.ndarray = field(default_factory=lambda: numpy.zeros(0, dtype=bool))
+    measured: numpy.ndarray = field(
+        default_factory=lambda: numpy.zeros((0, 4), dtype=numpy.int64))
 
 
 def _no_padding(name):
@@ -173,6 +190,10 @@ class PairTracker:
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
         self._specs = _SpecArrays(self.layout.records)
         self._engine = None
+        self._measure = None
+        self._shapes = []
+        self._max_padding = 0.0
+        self._points = numpy.zeros(0, dtype=bool)
         self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
@@ -184,7 +205,7 @@ class PairTracker:
         """Return the number of core pairs."""
         return len(self.layout.pairs)
 
-    def rebuild(self, layout, shapes):
+    def rebuild(self, layout, shapes, measure=None):
         """
         Switch to a new layout, carrying the caches of surviving piece pairs over.
 
@@ -194,22 +215,33 @@ class PairTracker:
             From ``build_layout``.
         shapes : list of ConvexPolytope
             The shape of each piece in ``layout.piece_uids``.
+        measure : callable(int, ConvexPolytope, (4, 4) float), optional
+            For ``layout.measured``: the ``NearestPoint`` of a point piece's cloud to a link
+            shape at a pose (None: no answer, the pair is STALE).
 
         """
+        points = layout.points if len(layout.points) == len(layout.pairs) else \
+            numpy.zeros(len(layout.pairs), dtype=bool)
+        engine_pairs = layout.pairs[~points]
         engine = None
-        if len(layout.pairs):
-            engine = BodyPairs(shapes, [layout.pairs[spec.start:spec.stop]
+        if len(engine_pairs):
+            engine = BodyPairs(shapes, [layout.pairs[spec.start:spec.stop][
+                                            ~points[spec.start:spec.stop]]
                                         for spec in layout.records],
                                [spec.link_padding for spec in layout.records],
                                [spec.obstacle_padding for spec in layout.records],
                                piece_keys=layout.piece_uids, hill_climb=self.hill_climb,
                                tracking=self.tracking)
             engine.carry_over(self._engine)
+        # BodyPairs' cull margin: the largest padding of any record.
+        self._max_padding = max((spec.link_padding + spec.obstacle_padding
+                                 for spec in layout.records), default=0.0)
+        self._measure, self._shapes, self._points = measure, list(shapes), points
         # Which surviving piece pairs were measured last cycle (the warm-start count), by the
         # same identity the engine carries its caches over by: the two pieces' uids.
         pair_keys = [(layout.piece_uids[first], layout.piece_uids[second])
-                     for first, second in layout.pairs.tolist()]
-        computed_last = numpy.zeros(len(layout.pairs), dtype=bool)
+                     for first, second in engine_pairs.tolist()]
+        computed_last = numpy.zeros(len(engine_pairs), dtype=bool)
         if self._engine is not None and engine is not None and self.tracking:
             old = {key: k for k, key in enumerate(self._pair_keys)}
             for k, key in enumerate(pair_keys):
@@ -248,15 +280,55 @@ class PairTracker:
         # Without piece pairs nothing is computed: a VALID body state alone is no measurement.
         status = numpy.where(specs.state == PairStatus.VALID, PairStatus.INVALID,
                              specs.state).astype(numpy.uint8)
-        if self._engine is not None:
+        if len(self.layout.pairs):
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
-            rows, core_status = self._engine.update(poses, pair_inputs == InputState.OK,
-                                                    max_distance)
-            self._count_work()
+            rows = numpy.full((specs.count, VALUE_COLUMNS), numpy.nan)
+            core_status = numpy.full(specs.count, Status.INACTIVE, dtype=numpy.int8)
+            self.computed_pairs = self.warm_pairs = self.iterations = 0
+            if self._engine is not None:
+                engine_ok = pair_inputs[~self._points] == InputState.OK
+                rows[:], core_status[:] = self._engine.update(poses, engine_ok, max_distance)
+                self._count_work()
+            self._measure_points(poses, piece_inputs, pair_inputs, max_distance, rows,
+                                 core_status)
             self._reduce(records, status, pair_inputs, rows, core_status)
         records['status'] = status
         return records
+
+    def _measure_points(self, poses, piece_inputs, pair_inputs, max_distance, rows, status):
+        """
+        Take each link piece's nearest-point answer as its pair's measurement (in place).
+
+        Padding and the cull by bounding spheres are the engine's (``BodyPairs.update``): a
+        pair is BEYOND when the piece's bounding sphere is farther from the point than
+        ``max_distance`` plus the largest padding; a record keeps the nearest of its measured
+        pairs, the engine's included. A pair without an answer becomes STALE.
+        """
+        specs, measured = self._specs, self.layout.measured
+        row = numpy.empty(VALUE_COLUMNS)
+        for record, link, point, pair in measured.tolist():
+            if piece_inputs[link] != InputState.OK or piece_inputs[point] != InputState.OK:
+                continue
+            shape, pose = self._shapes[link], poses[link]
+            answer = None if self._measure is None else self._measure(point, shape, pose)
+            if answer is None or not math.isfinite(answer.distance):
+                pair_inputs[pair] = max(pair_inputs[pair], InputState.STALE)
+                continue
+            centre = pose[:3, :3] @ shape.bounding_center + pose[:3, 3]
+            gap = numpy.linalg.norm(answer.point - centre) - shape.bounding_radius
+            if gap > max_distance + self._max_padding:
+                if not MEASURED[status[record]]:
+                    status[record] = Status.BEYOND
+                continue
+            values = numpy.concatenate([[answer.distance], answer.witness, answer.point,
+                                        answer.normal, [0.0]])
+            _PADDED_ROW(values, specs.link_padding[record], specs.obstacle_padding[record], row)
+            self.computed_pairs += 1
+            if MEASURED[status[record]] and not row[0] < rows[record, 0]:
+                continue
+            rows[record] = row
+            status[record] = _SIGNED[int(numpy.sign(answer.distance)) + 1]
 
     def record_times(self, piece_times):
         """
@@ -284,6 +356,7 @@ class PairTracker:
         return times
 
     def _count_work(self):
+        """Count the engine's work (the pairs the nearest-point searches measured add theirs)."""
         pair_set = self._engine.pair_set
         computed = MEASURED[pair_set.status]
         self.computed_pairs = int(computed.sum())
@@ -324,6 +397,11 @@ class PairTracker:
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
+# The engine's padding of a row, as Python: one row a pair costs less than a compiled call's
+# dispatch, and a specialisation for Python callers would be compiled in the first cycle.
+_PADDED_ROW = getattr(padded_row, 'py_func', padded_row)
+# The core status of an exact answer of sign -1, 0, +1.
+_SIGNED = (Status.PENETRATING, Status.TOUCHING, Status.SEPARATED)
 
 
 def _approximate(core_status):
@@ -347,6 +425,9 @@ class _SpecArrays:
         self.empty = counts == 0
         self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
         self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)
+        self.link_padding = numpy.array([spec.link_padding for spec in specs], dtype=float)
+        self.obstacle_padding = numpy.array([spec.obstacle_padding for spec in specs],
+                                            dtype=float)
         self.count = len(specs)
 
 
