@@ -89,9 +89,9 @@ def scene_cloud(rng, pieces, prepared, poses, camera):
     (the self-filter's work); one pixel in ten drops out, as a depth camera's do.
     """
     from gjk_ros.demo.depth_camera import camera_pose, render
-    from gjk_ros.demo.scene import translation_matrix
-    shapes = [('box', translation_matrix(-0.65, 0.0, 1.0), (0.05, 2.5, 1.0)),
-              ('box', translation_matrix(0.45, -0.45, 0.15), (0.1, 0.1, 0.15))]
+    from gjk_ros.models.transforms import xyz_rpy_to_matrix
+    shapes = [('box', xyz_rpy_to_matrix((-0.65, 0.0, 1.0)), (0.05, 2.5, 1.0)),
+              ('box', xyz_rpy_to_matrix((0.45, -0.45, 0.15)), (0.1, 0.1, 0.15))]
     for (_, _, shape), piece, pose in zip(pieces, prepared, poses):
         radius = float(numpy.linalg.norm(shape.vertices, axis=1).max())
         shapes.append(('hull', pose, (piece.planes, radius)))
