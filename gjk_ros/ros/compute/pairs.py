@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 import math
 
 from gjk_ros.core import Status
-from gjk_ros.core.bodypairs import BodyPairs, MEASURED, padded_row
-from gjk_ros.core.query import VALUE_COLUMNS
+from gjk_ros.core.bodypairs import BodyPairs, MEASURED, reduce_pairs
+from gjk_ros.core.query import output_arrays, VALUE_COLUMNS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
@@ -194,6 +194,7 @@ class PairTracker:
         self._shapes = []
         self._max_padding = 0.0
         self._points = numpy.zeros(0, dtype=bool)
+        self._cloud = None
         self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
@@ -237,6 +238,7 @@ class PairTracker:
         self._max_padding = max((spec.link_padding + spec.obstacle_padding
                                  for spec in layout.records), default=0.0)
         self._measure, self._shapes, self._points = measure, list(shapes), points
+        self._cloud = _CloudPairs(layout, shapes) if len(layout.measured) else None
         # Which surviving piece pairs were measured last cycle (the warm-start count), by the
         # same identity the engine carries its caches over by: the two pieces' uids.
         pair_keys = [(layout.piece_uids[first], layout.piece_uids[second])
@@ -300,35 +302,55 @@ class PairTracker:
         """
         Take each link piece's nearest-point answer as its pair's measurement (in place).
 
-        Padding and the cull by bounding spheres are the engine's (``BodyPairs.update``): a
-        pair is BEYOND when the piece's bounding sphere is farther from the point than
-        ``max_distance`` plus the largest padding; a record keeps the nearest of its measured
-        pairs, the engine's included. A pair without an answer becomes STALE.
+        The answers go through the engine's own reduction (``bodypairs.reduce_pairs``: the
+        padding, the nearest pair of each record) and cull (a pair is BEYOND when the piece's
+        bounding sphere is farther from the point than ``max_distance`` plus the largest
+        padding, as ``BodyPairs.update`` culls); a record keeps the nearer of its engine row
+        and its answers. A pair without an answer becomes STALE.
         """
-        specs, measured = self._specs, self.layout.measured
-        row = numpy.empty(VALUE_COLUMNS)
-        for record, link, point, pair in measured.tolist():
-            if piece_inputs[link] != InputState.OK or piece_inputs[point] != InputState.OK:
-                continue
-            shape, pose = self._shapes[link], poses[link]
-            answer = None if self._measure is None else self._measure(point, shape, pose)
+        cloud = self._cloud
+        if cloud is None:
+            return
+        values, pair_status = cloud.values, cloud.status
+        values[:] = numpy.nan
+        pair_status[:] = _INACTIVE
+        good = (piece_inputs[cloud.links] == InputState.OK) & \
+            (piece_inputs[cloud.points] == InputState.OK)
+        links, points, shapes, measure = cloud.links, cloud.points, self._shapes, self._measure
+        answered, rows_of = [], []
+        for i in numpy.flatnonzero(good).tolist():
+            link = links[i]
+            answer = None if measure is None else measure(points[i], shapes[link], poses[link])
             if answer is None or not math.isfinite(answer.distance):
+                pair = cloud.pairs[i]
                 pair_inputs[pair] = max(pair_inputs[pair], InputState.STALE)
                 continue
-            centre = pose[:3, :3] @ shape.bounding_center + pose[:3, 3]
-            gap = numpy.linalg.norm(answer.point - centre) - shape.bounding_radius
-            if gap > max_distance + self._max_padding:
-                if not MEASURED[status[record]]:
-                    status[record] = Status.BEYOND
-                continue
-            values = numpy.concatenate([[answer.distance], answer.witness, answer.point,
-                                        answer.normal, [0.0]])
-            _PADDED_ROW(values, specs.link_padding[record], specs.obstacle_padding[record], row)
-            self.computed_pairs += 1
-            if MEASURED[status[record]] and not row[0] < rows[record, 0]:
-                continue
-            rows[record] = row
-            status[record] = _SIGNED[int(numpy.sign(answer.distance)) + 1]
+            answered.append(i)
+            rows_of.append(numpy.concatenate(((answer.distance,), answer.witness, answer.point,
+                                              answer.normal, (0.0,))))
+        if answered:
+            values[answered] = rows_of
+        found = ~numpy.isnan(values[:, 0])
+        pair_status[found] = numpy.choose(numpy.sign(values[found, 0]).astype(int) + 1,
+                                          _SIGNED)
+        link_poses = poses[cloud.links]
+        centres = numpy.einsum('kij,kj->ki', link_poses[:, :3, :3], cloud.centres) + \
+            link_poses[:, :3, 3]
+        gaps = numpy.linalg.norm(values[:, 4:7] - centres, axis=1) - cloud.radii
+        beyond = found & (gaps > max_distance + self._max_padding)
+        pair_status[beyond] = _BEYOND
+        values[beyond] = numpy.nan
+        self.computed_pairs += int((found & ~beyond).sum())
+        answer_rows, answer_status, totals, best = cloud.answers
+        specs = self._specs
+        reduce_pairs(values[None], pair_status[None], cloud.counts[None], cloud.groups,
+                     cloud.sizes, specs.link_padding, specs.obstacle_padding, MEASURED,
+                     cloud.unsigned, answer_rows, answer_status, totals, best)
+        answer_rows, answer_status = answer_rows[0], answer_status[0]
+        by_answer, by_engine = MEASURED[answer_status], MEASURED[status]
+        take = by_answer & (~by_engine | (answer_rows[:, 0] < rows[:, 0]))
+        rows[take], status[take] = answer_rows[take], answer_status[take]
+        status[~by_engine & ~by_answer & (answer_status == _BEYOND)] = _BEYOND
 
     def record_times(self, piece_times):
         """
@@ -397,16 +419,46 @@ class PairTracker:
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
-# The engine's padding of a row, as Python: one row a pair costs less than a compiled call's
-# dispatch, and a specialisation for Python callers would be compiled in the first cycle.
-_PADDED_ROW = getattr(padded_row, 'py_func', padded_row)
 # The core status of an exact answer of sign -1, 0, +1.
-_SIGNED = (Status.PENETRATING, Status.TOUCHING, Status.SEPARATED)
+_INACTIVE, _BEYOND = int(Status.INACTIVE), int(Status.BEYOND)
+_SIGNED = numpy.array([Status.PENETRATING, Status.TOUCHING, Status.SEPARATED], dtype=numpy.int8)
 
 
 def _approximate(core_status):
     """Which measured statuses carry a bound rather than the exact distance (APPROXIMATE)."""
     return (core_status == Status.MAX_ITERATIONS) | (core_status == Status.DEGENERATE)
+
+
+class _CloudPairs:
+    """
+    The pairs of link pieces and their own nearest points, laid out for ``reduce_pairs``.
+
+    Built once per rebuild: which pieces and layout pairs they are, each record's group of
+    them, each link piece's bounding sphere (the cull), and the arrays the answers are
+    written to and reduced into (the engine's dtypes and shapes, so its compiled reduction
+    serves them too).
+    """
+
+    def __init__(self, layout, shapes):
+        records, self.links, self.points, self.pairs = layout.measured.T.copy()
+        count, total = len(self.links), len(layout.records)
+        sizes = numpy.bincount(records, minlength=total).astype(numpy.int64)
+        self.groups = numpy.zeros((total, max(int(sizes.max()), 1)), dtype=numpy.int64)
+        filled = numpy.zeros(total, dtype=numpy.int64)
+        for i, record in enumerate(records.tolist()):
+            self.groups[record, filled[record]] = i
+            filled[record] += 1
+        self.sizes = sizes
+        self.centres = numpy.array([shapes[link].bounding_center for link in self.links],
+                                   dtype=float).reshape(-1, 3)
+        self.radii = numpy.array([shapes[link].bounding_radius for link in self.links],
+                                 dtype=float)
+        self.values, self.status, self.counts = output_arrays(count)
+        self.unsigned = numpy.zeros(count, dtype=bool)
+        self.answers = (numpy.full((1, total, VALUE_COLUMNS), numpy.nan),
+                        numpy.full((1, total), Status.INACTIVE, numpy.int8),
+                        numpy.zeros((1, total, 2), numpy.int64),
+                        numpy.full((1, total), -1, numpy.int64))
 
 
 class _SpecArrays:

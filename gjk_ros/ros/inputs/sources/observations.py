@@ -145,7 +145,7 @@ class CloudAnswers:
     def measure(self, item, shape, pose):
         """Return the ``NearestPoint`` of the cloud to ``shape`` at ``pose`` (for ``item``)."""
         known = self.answers.get(item)
-        if known is not None and known[0] is shape and numpy.array_equal(known[1], pose):
+        if known is not None and known[0] is shape and (known[1] == pose).all():
             return known[2]
         hint = None if known is None else known[2].index
         return nearest_point(self.cloud, self._shapes.prepared(shape), pose, hint)
