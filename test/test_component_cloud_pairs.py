@@ -91,7 +91,7 @@ def place_links(frames, rng, spread=0.5):
 class Scene:
     """A source fed one cloud, the world and a layout, as one cycle runs them."""
 
-    def __init__(self, seed, **parameters):
+    def __init__(self, seed, decomposer=None, **parameters):
         self.rng = numpy.random.default_rng(seed)
         self.ctx, _ = context()
         self.ctx.world.replace('robot_description', robot_slot())
@@ -107,7 +107,7 @@ class Scene:
         deadline = time.monotonic() + 60.0
         while not self.collect().pieces and time.monotonic() < deadline:
             time.sleep(0.01)
-        self.layout = Layout(NoDecomposition(), lambda names: None)
+        self.layout = Layout(decomposer or NoDecomposition(), lambda names: None)
         self.layout.configure(self.config)
 
     def collect(self):
@@ -248,3 +248,22 @@ def test_stale_clouds_and_links_without_transforms_are_stale_not_measured():
     upper = scene.ctx.world.names.id_of(LINK, 'upper')[0]
     assert records['status'][records['link_id'] == upper].tolist() == [PairStatus.STALE]
     assert (records['status'][records['link_id'] != upper] == PairStatus.VALID).all()
+
+
+class SplitBase:
+    """A decomposer that has just split the base's box in two (after the source collected)."""
+
+    version = 1
+
+    def parts_for(self, piece):
+        if piece.body != 'base' or piece.shape is not LINKS['base'][0]:
+            return None
+        return [ConvexPolytope.box([0.05, 0.2, 0.05]), ConvexPolytope.box([0.1, 0.1, 0.05])]
+
+
+def test_a_link_piece_without_its_own_nearest_point_is_stale_never_beyond():
+    scene = Scene(51, decomposer=SplitBase())
+    records = scene.records(max_distance=10.0)
+    base = scene.ctx.world.names.id_of(LINK, 'base')[0]
+    assert records['status'][records['link_id'] == base].tolist() == [PairStatus.STALE]
+    assert (records['status'][records['link_id'] != base] == PairStatus.VALID).all()

@@ -149,7 +149,10 @@ class Layout:
         Mark the pairs whose obstacle piece is a cloud's nearest point, and each link's own.
 
         A point piece's key item is the ``LinkPart`` (link, key, part) it is nearest to; its
-        own pair is the one with that link piece (part 0 for a piece not decomposed).
+        own pair is the one with that link piece (part 0 for a piece not decomposed). A link
+        piece with points but none of its own (its convex parts changed after the cloud's
+        source collected) cannot be measured: one of its pairs is listed in ``orphans``, which
+        the tracker makes STALE.
         """
         sources = {name for name, slot in world.slots.items()
                    if isinstance(slot, NearestPoints)}
@@ -160,15 +163,19 @@ class Layout:
                               for _, point in pairs], dtype=bool)
         owner = numpy.repeat(numpy.arange(len(layout.records)),
                              [spec.stop - spec.start for spec in layout.records])
-        measured = []
+        measured, first_pair = [], {}
         for pair in numpy.flatnonzero(points).tolist():
             link, point = pairs[pair]
+            first_pair.setdefault((owner[pair], link), pair)
             item, location = self.locations[point].key.item, self.locations[link]
             part = _part_of(layout.piece_uids[link]) or 0
             if (item.link, item.key, item.part) == (location.name, location.key, part):
                 measured.append((owner[pair], link, point, pair))
+        own = {(record, link) for record, link, _, _ in measured}
+        orphans = [pair for key, pair in first_pair.items() if key not in own]
         return replace(layout, points=points,
-                       measured=numpy.array(measured, dtype=numpy.int64).reshape(-1, 4))
+                       measured=numpy.array(measured, dtype=numpy.int64).reshape(-1, 4),
+                       orphans=numpy.array(orphans, dtype=numpy.int64))
 
     def _measure_function(self, world):
         """Return ``measure(point piece, shape, pose)``: its cloud's answer in the current slot."""

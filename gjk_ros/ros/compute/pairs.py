@@ -93,6 +93,9 @@ class TrackerLayout:
     measured : (k, 4) int
         (record, link piece, point piece, pair) of each link piece and its own nearest point:
         measured by the search that found the point.
+    orphans : (j,) int
+        A pair of each link piece that has nearest points but none of its own: it cannot be
+        measured, and its record is STALE.
 
     """
 
@@ -102,6 +105,7 @@ class TrackerLayout:
     points: numpy.ndarray = field(default_factory=lambda: numpy.zeros(0, dtype=bool))
     measured: numpy.ndarray = field(
         default_factory=lambda: numpy.zeros((0, 4), dtype=numpy.int64))
+    orphans: numpy.ndarray = field(default_factory=lambda: numpy.zeros(0, dtype=numpy.int64))
 
 
 def _no_padding(name):
@@ -285,6 +289,8 @@ class PairTracker:
         if len(self.layout.pairs):
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
+            orphans = self.layout.orphans
+            pair_inputs[orphans] = numpy.maximum(pair_inputs[orphans], InputState.STALE)
             rows = numpy.full((specs.count, VALUE_COLUMNS), numpy.nan)
             core_status = numpy.full(specs.count, Status.INACTIVE, dtype=numpy.int8)
             self.computed_pairs = self.warm_pairs = self.iterations = 0
