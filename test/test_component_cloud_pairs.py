@@ -107,6 +107,7 @@ class Scene:
         deadline = time.monotonic() + 60.0
         while not self.collect().pieces and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert self.source.cloud is not None, 'no cloud processed within 60 s'
         self.layout = Layout(decomposer or NoDecomposition(), lambda names: None)
         self.layout.configure(self.config)
 

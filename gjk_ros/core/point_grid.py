@@ -32,6 +32,7 @@ import numpy as np
 from ._jit import njit
 from .point_distance import (_box_gap, _core_distance, _facing_bound, _field_value, _local,
                              _within)
+from .query import VALUE_COLUMNS
 
 __all__ = ['CloudGatherer', 'NearestPoint', 'PointGrid']
 
@@ -41,11 +42,13 @@ _LARGEST = 1.7976931348623157e308
 # of the binning (coordinates in metres, their rounding far below this).
 _FIELD_ROUNDING = 1e-9
 
-NearestPoint = collections.namedtuple('NearestPoint', 'distance index witness point normal')
+NearestPoint = collections.namedtuple('NearestPoint', 'distance index witness point normal row')
 NearestPoint.__doc__ = (
     'The nearest point of a grid to a piece: the signed distance, its index in the grid '
     '(``points``), the witness on the piece, the point, and the unit normal from the piece '
-    'towards the point (world frame; ``point - witness == distance * normal``).')
+    'towards the point (world frame; ``point - witness == distance * normal``); ``row`` holds '
+    'them as a core value row (distance, witness_a, witness_b, normal, error bound 0, as '
+    '``PairSet`` rows: ``query.VALUE_COLUMNS``), of which the vectors are views.')
 
 
 class PointGrid:
@@ -168,12 +171,13 @@ class PointGrid:
                      shape.plane_map, -1 if hint is None else int(hint), result, self.work,
                      self._blocks)
         index = int(result[1])
-        if index < 0:
-            missing = np.full(3, np.nan)
-            return NearestPoint(np.inf, -1, missing, missing.copy(), missing.copy())
-        point = self.points[index].copy()
-        distance, witness, normal = shape.closest(point, pose)
-        return NearestPoint(distance, index, witness, point, normal)
+        row = np.full(VALUE_COLUMNS, np.nan)
+        if index >= 0:
+            row[4:7] = self.points[index]
+            row[0], row[1:4], row[7:10] = shape.closest(row[4:7], pose)
+            row[10] = 0.0
+        return NearestPoint(float(row[0]) if index >= 0 else np.inf, index, row[1:4], row[4:7],
+                            row[7:10], row)
 
 
 class CloudGatherer:

@@ -332,8 +332,7 @@ class PairTracker:
                 pair_inputs[pair] = max(pair_inputs[pair], InputState.STALE)
                 continue
             answered.append(i)
-            rows_of.append(numpy.concatenate(((answer.distance,), answer.witness, answer.point,
-                                              answer.normal, (0.0,))))
+            rows_of.append(answer.row)
         if answered:
             values[answered] = rows_of
         found = ~numpy.isnan(values[:, 0])
