@@ -136,7 +136,8 @@ def run(args):
     from gjk_ros.core.point_grid import CloudGatherer
     from gjk_ros.ros.params import ObservationSettings
     from gjk_ros.ros.inputs.sources.clouds import decode_pointcloud2, read_cloud_header
-    from gjk_ros.ros.inputs.sources.observations import CloudLimits, nearest_point, process_cloud
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point
+    from gjk_ros.ros.inputs.sources.observations import CloudLimits, process_cloud
     data_dir = robot_data_dir()
     if data_dir is None:
         return None
@@ -183,7 +184,7 @@ def run(args):
 
 def cloud_figures(process, decode, data, header, camera, links, limits, gatherer, count):
     """Process ``count`` clouds as they arrive; each is searched once with the last answers."""
-    from gjk_ros.ros.inputs.sources.observations import nearest_point, point_near
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point, point_near
     times, cpu, latencies, error, answers = [], [], [], 0.0, None
     for step in range(count):
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -209,7 +210,7 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
 
 def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
     """Per-cycle search with the arm moving, tracked from ``answers`` (steady state)."""
-    from gjk_ros.ros.inputs.sources.observations import nearest_point
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point
     times, cpu, error, hints = [], [], 0.0, [answer.index for answer in answers]
     current = [answers]
     by_answers, by_gjk = record_trackers(pieces, current)

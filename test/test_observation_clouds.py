@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from gjk_ros.ros.inputs.sources.observations import Cloud, point_near  # noqa: E402, I100
+from gjk_ros.ros.inputs.sources.nearest_points import Cloud, point_near  # noqa: E402, I100
 
 
 def filtered_cloud():

@@ -34,7 +34,7 @@ import zlib
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE, TrackedPiece
 from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
 from gjk_ros.ros.inputs.model_imports import load_models
-from gjk_ros.ros.inputs.sources.observations import NearestPoints
+from gjk_ros.ros.inputs.sources.nearest_points import NearestPoints
 from gjk_ros.ros.records import PairStatus
 import numpy
 

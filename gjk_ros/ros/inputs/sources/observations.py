@@ -64,18 +64,20 @@ from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import CloudGatherer, PointGrid
 from gjk_ros.ros.compute.bodies import OBSTACLE
 from gjk_ros.ros.inputs.model_imports import load_models
-from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourceData,
-                                             SourcePiece, SourceStatus)
+from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourcePiece,
+                                             SourceStatus)
 from gjk_ros.ros.inputs.sources.clouds import (decode_laserscan, decode_pointcloud2,
                                                read_cloud_header)
+from gjk_ros.ros.inputs.sources.nearest_points import (Cloud, CloudAnswers, LinkPart,
+                                                       nearest_point, NearestPoints, point_near,
+                                                       PreparedShapes)
 from gjk_ros.ros.inputs.sources.observation_settings import source_parameter_specs
 from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
 import numpy
 
-__all__ = ['Cloud', 'CloudAnswers', 'CloudCounts', 'CloudLimits', 'filtered_cloud_message',
-           'make_observation_sources', 'NearestPoints', 'nearest_point', 'ObservationSource',
-           'ObservationStatus', 'point_near', 'process_cloud', 'subscription_qos']
+__all__ = ['CloudCounts', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
+           'ObservationSource', 'ObservationStatus', 'process_cloud', 'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 
@@ -104,60 +106,6 @@ def make_observation_sources(config, context):
     return sources
 
 
-class Cloud:
-    """The filtered points of one message in their search grid, with stamp and counts."""
-
-    def __init__(self, grid, stamp_ns, removed, count):
-        self.geometry = None        # the link pieces it was self-filtered against
-        self.grid = grid
-        self.points = grid.points   # indexed by the search answers (see PointGrid)
-        self.stamp_ns = stamp_ns
-        self.removed = removed
-        self.count = count
-
-    def __len__(self):
-        """Return how many points are left after the self-filter."""
-        return len(self.grid)
-
-    def kept_index(self, index):
-        """Return ``index`` if it is a kept point, else the first kept point (cloud not empty)."""
-        if self.grid.holds(index):
-            return index
-        grid = self.grid
-        return int(grid.starts[int(numpy.argmax(grid.ends > grid.starts))])
-
-
-class CloudAnswers:
-    """
-    The nearest-point answers of one cloud, one per link piece, as the pair tracker takes them.
-
-    ``answers`` maps a point piece's ``LinkPart`` to the (shape, pose, ``NearestPoint``) its
-    search used. ``measure`` hands back that answer for the very same shape and pose, and
-    searches the same cloud again for any other (one search, never a second measurement of a
-    found point).
-    """
-
-    def __init__(self, cloud, answers, shapes):
-        self.cloud = cloud
-        self.answers = answers
-        self._shapes = shapes
-
-    def measure(self, item, shape, pose):
-        """Return the ``NearestPoint`` of the cloud to ``shape`` at ``pose`` (for ``item``)."""
-        known = self.answers.get(item)
-        if known is not None and known[0] is shape and (known[1] == pose).all():
-            return known[2]
-        hint = None if known is None else known[2].index
-        return nearest_point(self.cloud, self._shapes.prepared(shape), pose, hint)
-
-
-@dataclass(frozen=True)
-class NearestPoints(SourceData):
-    """An observation source's slot: its point pieces and their answers (``CloudAnswers``)."""
-
-    nearest: CloudAnswers = None
-
-
 @dataclass(frozen=True)
 class CloudCounts:
     """
@@ -178,20 +126,6 @@ class ObservationStatus(SourceStatus):
     """A ``SourceStatus`` with the source's ``CloudCounts`` (``counts``)."""
 
     counts: CloudCounts = CloudCounts()
-
-
-class _ShapeCache:
-    """Each link shape prepared once for point distances (``PointDistanceShape``), by identity."""
-
-    def __init__(self):
-        self._shapes = {}
-
-    def prepared(self, shape):
-        entry = self._shapes.get(id(shape))
-        if entry is None or entry[0] is not shape:
-            entry = (shape, PointDistanceShape(shape))
-            self._shapes[id(shape)] = entry
-        return entry[1]
 
 
 class ObservationSource(Source):
@@ -227,7 +161,7 @@ class ObservationSource(Source):
         self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
-        self._shapes = _ShapeCache()
+        self._shapes = PreparedShapes()
         self._nearest = {}          # LinkPart -> index into cloud.points
         self._answers = {}          # LinkPart -> (shape, pose, NearestPoint) of this cycle
         self.counts = CloudCounts()
@@ -520,31 +454,10 @@ class ObservationSource(Source):
         self.cloud = None
 
 
-LinkPart = collections.namedtuple('LinkPart', 'link key part')
-LinkPart.__doc__ = 'A convex part of a link piece: its link, its ``PieceKey``, its index.'
 _Part = collections.namedtuple('_Part', 'key frame origin shape')
 # The last search of a piece, and the nearest points placed.
 _Search = collections.namedtuple('_Search', 'cloud shape pose answer')
 _Placed = collections.namedtuple('_Placed', 'cloud nearest')
-
-
-def nearest_point(cloud, prepared, pose, hint=None):
-    """
-    Return the ``NearestPoint`` of the cloud to a piece at ``pose`` (exact, in full).
-
-    Parameters
-    ----------
-    cloud : Cloud
-        Points in fixed_frame and their search grid (not empty).
-    prepared : gjk_ros.core.point_distance.PointDistanceShape
-        The piece.
-    pose : (4, 4) float
-        Piece-to-fixed_frame transform.
-    hint : int, optional
-        A point likely to be near (the last answer): it tightens the first bound.
-
-    """
-    return cloud.grid.nearest(prepared, pose, hint)
 
 
 def _geometry_of(pieces):
@@ -565,25 +478,6 @@ def _load_kernels():
         grid.remove_near([(box, numpy.eye(4))], 0.01)
         grid.nearest(box, numpy.eye(4), hint=0)
         grid.kept()
-
-
-def point_near(cloud, position):
-    """
-    Return the index of a kept cloud point in the grid cell of ``position``, or None.
-
-    A cheap first bound for a search in a new cloud: the last cloud's nearest point is
-    usually close to the new one's.
-    """
-    grid = cloud.grid
-    cell = numpy.floor((numpy.asarray(position) - grid.low) / grid.edge).astype(numpy.int64)
-    if (cell < 0).any() or (cell >= grid.dims).any():
-        return None
-    flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
-    first, last = int(grid.starts[flat]), int(grid.ends[flat])
-    if first == last:
-        return None
-    gaps = ((grid.points[first:last] - position) ** 2).sum(axis=1)
-    return first + int(numpy.argmin(gaps))
 
 
 class CloudLimits:
