@@ -89,9 +89,9 @@ def scene_cloud(rng, pieces, prepared, poses, camera):
     (the self-filter's work); one pixel in ten drops out, as a depth camera's do.
     """
     from gjk_ros.demo.depth_camera import camera_pose, render
-    from gjk_ros.demo.scene import translation_matrix
-    shapes = [('box', translation_matrix(-0.65, 0.0, 1.0), (0.05, 2.5, 1.0)),
-              ('box', translation_matrix(0.45, -0.45, 0.15), (0.1, 0.1, 0.15))]
+    from gjk_ros.models.transforms import xyz_rpy_to_matrix
+    shapes = [('box', xyz_rpy_to_matrix((-0.65, 0.0, 1.0)), (0.05, 2.5, 1.0)),
+              ('box', xyz_rpy_to_matrix((0.45, -0.45, 0.15)), (0.1, 0.1, 0.15))]
     for (_, _, shape), piece, pose in zip(pieces, prepared, poses):
         radius = float(numpy.linalg.norm(shape.vertices, axis=1).max())
         shapes.append(('hull', pose, (piece.planes, radius)))
@@ -132,10 +132,12 @@ def percentiles(seconds):
 
 def run(args):
     """Measure everything; None without example-robot-data."""
-    from gjk_ros.core.points import CloudGatherer, PointDistanceShape
+    from gjk_ros.core.point_distance import PointDistanceShape
+    from gjk_ros.core.point_grid import CloudGatherer
     from gjk_ros.ros.params import ObservationSettings
     from gjk_ros.ros.inputs.sources.clouds import decode_pointcloud2, read_cloud_header
-    from gjk_ros.ros.inputs.sources.observations import CloudLimits, nearest_point, process_cloud
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point
+    from gjk_ros.ros.inputs.sources.observations import CloudLimits, process_cloud
     data_dir = robot_data_dir()
     if data_dir is None:
         return None
@@ -175,13 +177,15 @@ def run(args):
             'error': max(cycles['error'], clouds['error'], worst['error']),
             'filter_exact': filtered,
             'work_cloud': clouds['work'], 'work_cycle': cycles['work'],
-            'gap': cycles['gap'], 'baseline': baseline, 'load': os.getloadavg()[0]}
+            'gap': cycles['gap'], 'baseline': baseline, 'load': os.getloadavg()[0],
+            'records': cycles['records'], 'gjk': cycles['gjk'],
+            'record_error': cycles['record_error'], 'pairs': cycles['pairs']}
 
 
 def cloud_figures(process, decode, data, header, camera, links, limits, gatherer, count):
     """Process ``count`` clouds as they arrive; each is searched once with the last answers."""
-    from gjk_ros.ros.inputs.sources.observations import nearest_point, point_near
-    times, cpu, latencies, error, previous, answers = [], [], [], 0.0, None, None
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point, point_near
+    times, cpu, latencies, error, answers = [], [], [], 0.0, None
     for step in range(count):
         started, cpu_started = time.perf_counter(), time.thread_time()
         cloud, _ = process(decode, data, header, camera, links, limits, gatherer)
@@ -189,7 +193,7 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
         cpu.append(time.thread_time() - cpu_started)
         work = cloud.grid.work.copy()  # the self-filter's
         hints = [None] * len(links) if answers is None else \
-            [point_near(cloud, previous.points[index]) for index in answers]
+            [point_near(cloud, answer.point) for answer in answers]
         answers = [nearest_point(cloud, shape, pose, hint)
                    for (shape, pose), hint in zip(links, hints)]
         done = time.perf_counter()
@@ -197,7 +201,6 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
         latencies.append(done - started)
         if step in (0, count - 1):  # searched from nothing, and from the last cloud's answers
             error = max(error, answer_error(cloud, links, answers))
-        previous = cloud
     # The first cloud is searched from nothing; every later one from the last one's answers.
     return {'time': percentiles(times), 'min': 1e3 * min(times), 'cpu': percentiles(cpu),
             'latency': percentiles(latencies[1:] or latencies), 'first': 1e3 * latencies[0],
@@ -207,34 +210,96 @@ def cloud_figures(process, decode, data, header, camera, links, limits, gatherer
 
 def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
     """Per-cycle search with the arm moving, tracked from ``answers`` (steady state)."""
-    from gjk_ros.ros.inputs.sources.observations import nearest_point
-    times, cpu, error, hints = [], [], 0.0, list(answers)
+    from gjk_ros.ros.inputs.sources.nearest_points import nearest_point
+    times, cpu, error, hints = [], [], 0.0, [answer.index for answer in answers]
+    current = [answers]
+    by_answers, by_gjk = record_trackers(pieces, current)
+    record_times, gjk_times, record_error = [], [], 0.0
     before = cloud.grid.work.copy()
     for step in range(cycles):
         moved = posed(kinematics, pieces, q + 0.002 * step)
         started, cpu_started = time.perf_counter(), time.thread_time()
-        hints = [nearest_point(cloud, shape, pose, hint)
-                 for shape, pose, hint in zip(prepared, moved, hints)]
+        answers = [nearest_point(cloud, shape, pose, hint)
+                   for shape, pose, hint in zip(prepared, moved, hints)]
+        hints = [answer.index for answer in answers]
         times.append(time.perf_counter() - started)
         cpu.append(time.thread_time() - cpu_started)
         if step % 10 == 0:
-            error = max(error, answer_error(cloud, list(zip(prepared, moved)), hints))
+            error = max(error, answer_error(cloud, list(zip(prepared, moved)), answers))
+        current[0] = answers
+        poses = numpy.stack(moved + [_at(answer.point) for answer in answers])
+        inputs = numpy.zeros(len(poses), dtype=numpy.int64)
+        started = time.perf_counter()
+        records = by_answers.compute(poses, inputs, 1.0)
+        record_times.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        reference = by_gjk.compute(poses, inputs, 1.0)
+        gjk_times.append(time.perf_counter() - started)
+        assert (records['status'] == reference['status']).all()
+        record_error = max(record_error, float(numpy.nan_to_num(numpy.abs(
+            records['distance'] - reference['distance'])).max()))
     work = (cloud.grid.work - before) // max(cycles, 1)
     # The cycle's outputs wait for the search on the compute thread: the gap between two
     # outputs at 30 Hz is one period, or the search when it is longer.
     gap = max(1.0 / RATE_HZ, numpy.max(times)) * RATE_HZ
     return {'time': percentiles(times), 'cpu': percentiles(cpu), 'error': error,
-            'work': work.tolist(), 'gap': gap}
+            'work': work.tolist(), 'gap': gap, 'records': percentiles(record_times),
+            'gjk': percentiles(gjk_times), 'record_error': record_error,
+            'pairs': len(by_gjk.layout.pairs)}
+
+
+def _at(point):
+    pose = numpy.eye(4)
+    pose[:3, 3] = point
+    return pose
+
+
+def record_trackers(pieces, current):
+    """
+    Two pair trackers of the cloud's records, one record per Panda link, as the node lays out.
+
+    The first takes each piece's nearest-point answer (``current[0]``, the cycle's) as its
+    pair's measurement; the second measures every (link piece, nearest point) pair by GJK, the
+    node's second measurement before the answers were the records.
+    """
+    from dataclasses import replace
+    from gjk_ros.core import ConvexPolytope
+    from gjk_ros.ros.compute.pairs import PairTracker, RecordSpec, TrackerLayout
+    from gjk_ros.ros.records import PairStatus
+    count = len(pieces)
+    point = ConvexPolytope.from_points(numpy.zeros((1, 3)))
+    shapes = [shape for _, _, shape in pieces] + [point] * count
+    pairs, records, measured = [], [], []
+    for record, link in enumerate(sorted({index for index, _, _ in pieces})):
+        start = len(pairs)
+        for piece in (p for p, (index, _, _) in enumerate(pieces) if index == link):
+            measured.append((record, piece, count + piece, len(pairs) + piece))
+            pairs += [(piece, count + other) for other in range(count)]
+        records.append(RecordSpec(str(link), 'camera', record, 0, start, len(pairs),
+                                  PairStatus.VALID))
+    layout = TrackerLayout(list(range(2 * count)), numpy.array(pairs, dtype=numpy.int64),
+                           records)
+    by_answers, by_gjk = PairTracker(), PairTracker()
+    by_answers.rebuild(replace(layout, points=numpy.ones(len(pairs), dtype=bool),
+                               measured=numpy.array(measured, dtype=numpy.int64)),
+                       shapes, lambda point, shape, pose: current[0][point - count])
+    by_gjk.rebuild(layout, shapes)
+    return by_answers, by_gjk
 
 
 def answer_error(cloud, links, answers):
-    """Largest gap between each piece's answer and brute force over every kept point."""
+    """
+    Largest gap between each piece's answer and brute force over every kept point.
+
+    The answer's distance, and its witness and normal (``point - witness == distance *
+    normal``), against every kept point measured.
+    """
     kept = cloud.grid.kept()
     worst = 0.0
-    for (shape, pose), index in zip(links, answers):
+    for (shape, pose), answer in zip(links, answers):
         truth = shape.signed_distances(kept, pose).min()
-        got = shape.signed_distances(cloud.points, pose, numpy.array([index]))[0]
-        worst = max(worst, abs(got - truth))
+        offset = answer.point - answer.witness - answer.distance * answer.normal
+        worst = max(worst, abs(answer.distance - truth), float(numpy.abs(offset).max()))
     return worst
 
 
@@ -292,6 +357,12 @@ def report(figures, args):
         '%.1f | %.1f | %.1f |' % (figures['shuffled'] + figures['shuffled_cpu']),
         '| per cycle: exact nearest point of every piece, tracked (compute thread) | %.1f | '
         '%.1f | %.1f | %.1f |' % (figures['cycle'] + figures['cycle_cpu']),
+        '| per cycle: the records of the cloud, from the answers of the searches (compute '
+        'thread) | '
+        '%.2f | %.2f | | |' % figures['records'],
+        '| per cycle: the same records by GJK, every piece against every nearest point (%d '
+        'pairs; what the answers save) | %.2f | %.2f | | |'
+        % ((figures['pairs'],) + figures['gjk']),
         "| cloud -> nearest points of every piece (new cloud, searched from the last one's) | "
         '%.1f | %.1f | | |' % figures['latency'],
         '| baseline: cKDTree build + query of %d hull vertices | %.1f | %.1f | | |'
@@ -303,9 +374,12 @@ def report(figures, args):
         % (figures['cloud_min'], figures['first']),
         '',
         'Exact: the largest difference between a searched nearest distance and brute force '
-        '(every kept point against every piece) is %.3g m; the self-filter keeps exactly the '
-        'points farther than the padding from every piece: %s.'
-        % (figures['error'], 'yes' if figures['filter_exact'] else 'NO'), '',
+        '(every kept point against every piece), or between point - witness and distance * '
+        'normal in an answer, is %.3g m; the records from the answers and by GJK differ by at '
+        'most %.3g m, with the same statuses; the self-filter keeps exactly the points '
+        'farther than the padding from every piece: %s.'
+        % (figures['error'], figures['record_error'],
+           'yes' if figures['filter_exact'] else 'NO'), '',
         'Work per cloud (self-filter): %d cells visited, %d points bounded, %d measured '
         'exactly; per cycle (every piece): %d cells, %d points bounded, %d measured exactly.'
         % tuple(figures['work_cloud'] + figures['work_cycle']), '',

@@ -433,6 +433,37 @@ def test_a_cloud_whose_link_frames_have_not_come_waits_and_a_required_source_is_
     source.close()
 
 
+def test_a_source_counts_the_clouds_it_received_used_superseded_and_refused():
+    """Latest wins: every cloud received is used, superseded, refused or on its way."""
+    from gjk_ros.ros.inputs.sources.observations import CloudCounts
+    ctx, _ = context()
+    robot_in(ctx.world)
+    settings = ObservationSettings('cam', topic='/cam')
+    source = ObservationSource(settings, ctx)
+    source.configure(Config(observation_sources=('cam',), observations=(settings,),
+                            observation_max_bytes=1000))
+    frames = FakeFrames()
+    frames.waiting.add('arm')
+    now = ctx.clocks.now
+    source.on_message(cloud(numpy.zeros((100, 3)), now))  # 1200 bytes of points: refused
+    for x in (1.0, 2.0, 3.0):  # the first waits for its transforms, the third replaces the second
+        source.on_message(cloud([[x, 0.0, 0.0]], now))
+    source.collect(now, frames)
+    assert source.status(now).counts == CloudCounts(received=4, superseded=1, refused=1)
+    frames.waiting.clear()
+    frames.place('arm')
+    data = collect_until(source, now, frames, lambda data: len(data.pieces) == 1)
+    assert data.origins[0][0, 3] == 3.0  # the newest, and the first one superseded by it
+    assert source.status(now).counts == CloudCounts(received=4, used=1, superseded=2,
+                                                    refused=1)
+    source.on_message(b'\x00\x01\x00\x00junk')
+    source.collect(now, frames)
+    status = source.status(now)
+    assert status.counts == CloudCounts(received=5, used=1, superseded=2, refused=2)
+    assert status.heard == {'observation:cam': now}
+    source.close()
+
+
 def test_every_source_kind_answers_with_arrays_that_follow_its_pieces():
     """The shape every slot must have, whatever the source kind (the world relies on it)."""
     ctx, _ = context(worker=InlineWorker())

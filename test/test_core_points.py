@@ -15,7 +15,8 @@
 """Point distances to convex pieces against GJK/EPA on a one-point polytope (seeded scenes)."""
 
 from gjk_ros.core import ConvexPolytope, signed_distance
-from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
+from gjk_ros.core.point_distance import PointDistanceShape
+from gjk_ros.core.point_grid import CloudGatherer, PointGrid
 from gjk_ros.core.rigid import quaternion_matrix
 from hypothesis import given, settings, strategies as st
 import numpy
@@ -115,7 +116,7 @@ def test_grid_nearest_matches_brute_force(seed, cell):
         prepared, pose = PointDistanceShape(shape), random_pose(rng)
         exact = prepared.signed_distances(grid.points, pose)
         for hint in (None, int(rng.integers(len(points)))):
-            distance, index = grid.nearest(prepared, pose, hint)
+            distance, index = grid.nearest(prepared, pose, hint)[:2]
             assert distance == exact.min() and exact[index] == distance, name
 
 
@@ -159,11 +160,11 @@ def test_grid_of_one_point_and_a_capped_grid():
     one = PointGrid(numpy.array([[1.0, 2.0, 3.0]]))
     box = PointDistanceShape(ConvexPolytope.box([0.5, 0.5, 0.5]))
     gap = numpy.sqrt(0.5 ** 2 + 1.5 ** 2 + 2.5 ** 2)
-    assert one.nearest(box, numpy.eye(4)) == (pytest.approx(gap, abs=1e-15), 0)
+    assert one.nearest(box, numpy.eye(4))[:2] == (pytest.approx(gap, abs=1e-15), 0)
     far = numpy.array([[0.0, 0.0, 0.0], [1000.0, 1000.0, 1000.0], [0.3, 0.0, 0.0]])
     capped = PointGrid(far, cell=0.01, max_cells=1000)
     assert int(numpy.prod(capped.dims)) <= 1000
-    assert capped.nearest(box, numpy.eye(4)) == (-0.5, 0)
+    assert capped.nearest(box, numpy.eye(4))[:2] == (-0.5, 0)
 
 
 def reference_gather(xyz, transform, ranges, heights, voxel):
@@ -239,7 +240,7 @@ def test_self_filter_and_nearest_match_brute_force(seed, padding, cell):
     assert removed == int((~kept).sum())
     assert same_rows(grid.kept(), points[kept]) and len(grid) == int(kept.sum())
     for row, (shape, pose) in enumerate(pieces):
-        distance, index = grid.nearest(shape, pose)
+        distance, index = grid.nearest(shape, pose)[:2]
         if not kept.any():
             assert (distance, index) == (numpy.inf, -1)
             continue
@@ -247,6 +248,6 @@ def test_self_filter_and_nearest_match_brute_force(seed, padding, cell):
         assert shape.signed_distances(grid.points, pose, numpy.array([index]))[0] == distance
         # A hint (the last answer, or any kept point) changes nothing; an index past the kept
         # points is never used as one.
-        assert grid.nearest(shape, pose, hint=index) == (distance, index)
+        assert grid.nearest(shape, pose, hint=index)[:2] == (distance, index)
         assert grid.nearest(shape, pose, hint=len(grid) - 1)[0] == distance
         assert grid.nearest(shape, pose, hint=len(points))[0] == distance

@@ -183,15 +183,14 @@ def test_scene_quaternions_match_their_rotation_matrices():
     pytest.importorskip('tf2_msgs.msg')
     from gjk_ros.models import rpy_to_matrix
     from gjk_ros.models.transforms import quaternion_to_matrix
-    from gjk_ros.demo.scene import matrix_to_quaternion, rpy_matrix
+    from gjk_ros.demo.scene import matrix_to_quaternion
 
     rng = numpy.random.default_rng(3)
     # Include the half turns, where the quaternion's w is 0 and a naive formula divides by it.
     angles = list(rng.uniform(-math.pi, math.pi, (200, 3))) + [
         (math.pi, 0.0, 0.0), (0.0, math.pi, 0.0), (0.0, 0.0, math.pi), (math.pi, 0.0, 0.5)]
     for rpy in angles:
-        rotation = rpy_matrix(*rpy)
-        numpy.testing.assert_allclose(rotation, rpy_to_matrix(rpy), atol=1e-12)
+        rotation = rpy_to_matrix(rpy)
         quaternion = matrix_to_quaternion(rotation)
         numpy.testing.assert_allclose(quaternion_to_matrix(quaternion), rotation, atol=1e-12)
 

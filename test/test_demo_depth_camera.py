@@ -17,7 +17,7 @@
 import math
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.core.points import PointDistanceShape
+from gjk_ros.core.point_distance import PointDistanceShape
 import numpy
 import pytest
 
@@ -36,9 +36,33 @@ CORE_SHAPES = {
 
 def scene_at(time=1.3):
     config = demo_scene_config()
-    positions = {name: motion.at(time) for name, motion in config.joint_motion.items()}
     frames = {frame.child: frame.pose_at(time) for frame in config.moving_frames}
-    return scene_primitives(config, urdf_primitives(config.urdf), positions, frames)
+    return scene_primitives(config, urdf_primitives(config.urdf), config.joint_positions(time),
+                            frames)
+
+
+def test_the_scene_tf_is_the_urdf_joint_chain():
+    """Each joint's TF is its origin turned about its axis (a quaternion, not the model's FK)."""
+    from gjk_ros.core.rigid import quaternion_matrix
+    from gjk_ros.demo.depth_camera import link_poses
+    from gjk_ros.demo.scene import joint_transforms
+    from gjk_ros.models.kinematics import parse_kinematics
+    config = demo_scene_config()
+    model = parse_kinematics(config.urdf)
+    positions = config.joint_positions(2.7)
+    by_child = {child: (parent, pose) for parent, child, pose in
+                joint_transforms(model, {}, False) + joint_transforms(model, positions, True)}
+    assert set(by_child) == set(model.links[1:])
+    links = link_poses(model, positions)
+    for joint in model.joints:
+        motion = numpy.eye(4)
+        if joint.type != 'fixed':
+            half = 0.5 * positions[joint.name]
+            motion[:3, :3] = quaternion_matrix(*(joint.axis * math.sin(half)), math.cos(half))
+        parent, pose = by_child[joint.child]
+        assert parent == joint.parent
+        numpy.testing.assert_allclose(pose, joint.origin @ motion, atol=1e-12)
+        numpy.testing.assert_allclose(links[joint.child], links[parent] @ pose, atol=1e-12)
 
 
 def test_every_hit_is_on_the_nearest_surface_along_its_ray():

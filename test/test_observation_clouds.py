@@ -14,13 +14,14 @@
 """A cloud's kept points after the self-filter: which indices a search may start from."""
 
 from gjk_ros.core import ConvexPolytope
-from gjk_ros.core.points import PointDistanceShape, PointGrid
+from gjk_ros.core.point_distance import PointDistanceShape
+from gjk_ros.core.point_grid import PointGrid
 import numpy
 import pytest
 
 pytest.importorskip('rclpy')
 
-from gjk_ros.ros.inputs.sources.observations import Cloud, point_near  # noqa: E402, I100
+from gjk_ros.ros.inputs.sources.nearest_points import Cloud, point_near  # noqa: E402, I100
 
 
 def filtered_cloud():

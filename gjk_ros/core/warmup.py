@@ -132,7 +132,8 @@ def _warm_planning():
 
 def _warm_points():
     """Compile the point distance kernels (observation sources), every cloud layout."""
-    from .points import CloudGatherer, PointDistanceShape, PointGrid
+    from .point_distance import PointDistanceShape
+    from .point_grid import CloudGatherer, PointGrid
     rng = np.random.default_rng(0)
     points = rng.normal(size=(16, 3))
     everything = np.arange(16, dtype=np.int64)

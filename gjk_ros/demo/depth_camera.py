@@ -31,11 +31,12 @@ the nearest obstacle of every link.
 from dataclasses import dataclass
 import math
 import sys
-import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import TransformStamped
-from gjk_ros.demo.scene import FIXED_FRAME, main as scene_main, make_transform, \
-    parse_urdf_joints, rpy_matrix, ScenePublisher, translation_matrix
+from gjk_ros.demo.scene import FIXED_FRAME, main as scene_main, make_transform, ScenePublisher
+from gjk_ros.models.kinematics import parse_kinematics
+from gjk_ros.models.transforms import xyz_rpy_to_matrix
+from gjk_ros.models.urdf import child_elements, robot_element
 from gjk_ros.ros.qos import LATCHED_QOS
 import numpy
 from rclpy.qos import qos_profile_sensor_data
@@ -111,33 +112,29 @@ def camera_pose(camera):
     return pose
 
 
-def link_poses(joints, positions):
-    """Return {link: fixed <- link} of a URDF's joints at ``positions`` ({joint: value})."""
-    poses = {FIXED_FRAME: numpy.eye(4)}
-    pending = list(joints)
-    while pending:
-        ready = [joint for joint in pending if joint.parent in poses]
-        if not ready:
-            break  # a subtree not under the fixed frame is not drawn
-        for joint in ready:
-            poses[joint.child] = poses[joint.parent] @ joint.transform(
-                positions.get(joint.name, 0.0))
-            pending.remove(joint)
-    return poses
+def link_poses(model, positions):
+    """
+    Return {link: fixed <- link} of a joint tree at ``positions`` ({joint: value}).
+
+    ``model`` is a ``gjk_ros.models.kinematics.KinematicModel`` (its forward kinematics); a
+    tree whose root is not the fixed frame is not drawn.
+    """
+    if model.links[0] != FIXED_FRAME:
+        return {FIXED_FRAME: numpy.eye(4)}
+    names = set(model.variable_names)
+    poses = model.forward(model.configuration(
+        {name: value for name, value in positions.items() if name in names}))
+    return dict(zip(model.links, poses))
 
 
 def urdf_primitives(urdf):
     """Return (link, kind, origin, size) of each box, sphere and cylinder <collision>."""
     primitives = []
-    for link in ElementTree.fromstring(urdf).iter('link'):
+    for link in child_elements(robot_element(urdf), 'link'):
         for collision in link.iter('collision'):
             origin = collision.find('origin')
-            xyz = [float(v) for v in (origin.get('xyz', '0 0 0').split()
-                                      if origin is not None else (0, 0, 0))]
-            rpy = [float(v) for v in (origin.get('rpy', '0 0 0').split()
-                                      if origin is not None else (0, 0, 0))]
-            pose = translation_matrix(*xyz)
-            pose[:3, :3] = rpy_matrix(*rpy)
+            pose = xyz_rpy_to_matrix(*(('0 0 0', '0 0 0') if origin is None else
+                                       (origin.get('xyz', '0 0 0'), origin.get('rpy', '0 0 0'))))
             geometry = collision.find('geometry')[0]
             if geometry.tag == 'box':
                 size = tuple(float(v) / 2.0 for v in geometry.get('size').split())
@@ -151,7 +148,7 @@ def urdf_primitives(urdf):
     return primitives
 
 
-def scene_primitives(config, robot, positions, frames):
+def scene_primitives(config, robot, positions, frames, model=None):
     """
     Return (kind, fixed <- primitive, size) of everything the camera sees at one instant.
 
@@ -165,9 +162,11 @@ def scene_primitives(config, robot, positions, frames):
         Joint positions.
     frames : dict
         Fixed <- frame of the scene's moving frames.
+    model : gjk_ros.models.kinematics.KinematicModel, optional
+        The arm's joint tree (read from ``config.urdf`` when not given).
 
     """
-    links = link_poses(parse_urdf_joints(config.urdf), positions)
+    links = link_poses(model or parse_kinematics(config.urdf), positions)
     shapes = [(kind, links[link] @ origin, size) for link, kind, origin, size in robot
               if link in links]
     kinds = {Marker.CUBE: 'box', Marker.SPHERE: 'sphere', Marker.CYLINDER: 'cylinder'}
@@ -176,7 +175,7 @@ def scene_primitives(config, robot, positions, frames):
         frame = numpy.eye(4) if spec.frame_id == FIXED_FRAME else frames.get(spec.frame_id)
         if kind is None or frame is None:
             continue
-        pose = frame @ translation_matrix(*spec.position)
+        pose = frame @ xyz_rpy_to_matrix(spec.position)
         scale = numpy.asarray(spec.scale, dtype=float) / 2.0
         size = {'box': tuple(scale), 'sphere': (scale[0],),
                 'cylinder': (scale[0], scale[2])}[kind]
@@ -314,9 +313,9 @@ class DepthCameraScene(ScenePublisher):
         if self._cloud_pub is None or tick % self._camera.every:
             return
         time = tick / self._config.rate_hz
-        positions = {name: motion.at(time) for name, motion in self._config.joint_motion.items()}
+        positions = self._config.joint_positions(time)
         frames = {frame.child: frame.pose_at(time) for frame in self._config.moving_frames}
-        shapes = scene_primitives(self._config, self._robot, positions, frames)
+        shapes = scene_primitives(self._config, self._robot, positions, frames, self._model)
         points = render(self._camera, self._pose, shapes)
         stamp = TransformStamped().header.stamp
         stamp.sec, stamp.nanosec = divmod(stamp_ns, 1_000_000_000)

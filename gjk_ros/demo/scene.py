@@ -40,10 +40,11 @@ import math
 import os
 import sys
 from typing import Callable, Optional, Sequence
-import xml.etree.ElementTree as ElementTree
 
 from geometry_msgs.msg import Point, Pose, TransformStamped
 from gjk_ros.core.rigid import matrix_to_quaternion
+from gjk_ros.models.kinematics import parse_kinematics
+from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
 import numpy
 import rclpy
@@ -57,56 +58,6 @@ DEMO_URDF_RESOURCE = 'demo_arm.urdf'
 DEFAULT_OBSTACLE_TOPIC = '/gjk_distance/obstacles'
 COLLISION_OBJECT_TOPIC = '/collision_object'
 FIXED_FRAME = 'world'
-
-
-@dataclass(frozen=True)
-class UrdfJoint:
-    """
-    One URDF joint, enough to compute its transform.
-
-    Attributes
-    ----------
-    name : str
-        Joint name.
-    joint_type : str
-        'fixed', 'revolute', 'continuous' or 'prismatic'.
-    parent, child : str
-        Link names.
-    origin : (4, 4) float
-        Pose of the joint frame in the parent link frame.
-    axis : (3,) float
-        Unit axis in the joint frame.
-
-    """
-
-    name: str
-    joint_type: str
-    parent: str
-    child: str
-    origin: numpy.ndarray
-    axis: numpy.ndarray
-
-    def transform(self, position):
-        """
-        Return the child link pose in the parent frame for a joint position.
-
-        Parameters
-        ----------
-        position : float
-            Joint angle (rad) or offset (m); ignored for fixed joints.
-
-        Returns
-        -------
-        (4, 4) float
-            Homogeneous transform parent <- child.
-
-        """
-        motion = numpy.eye(4)
-        if self.joint_type in ('revolute', 'continuous'):
-            motion[:3, :3] = axis_angle_matrix(self.axis, position)
-        elif self.joint_type == 'prismatic':
-            motion[:3, 3] = self.axis * position
-        return self.origin @ motion
 
 
 @dataclass(frozen=True)
@@ -233,87 +184,36 @@ class SceneConfig:
     obstacle_period: float = 1.0
     collision_objects: bool = False
 
+    def joint_positions(self, time):
+        """Return {joint: value} of the moving joints at scene time ``time`` (s)."""
+        return {name: motion.at(time) for name, motion in self.joint_motion.items()}
 
-def axis_angle_matrix(axis, angle):
+
+def joint_transforms(model, positions, moving):
     """
-    Return the rotation matrix of ``angle`` about unit ``axis`` (Rodrigues).
+    Return (parent, child, parent <- child) of the fixed joints, or (``moving``) of the others.
 
     Parameters
     ----------
-    axis : (3,) float
-        Unit rotation axis.
-    angle : float
-        Radians.
-
-    Returns
-    -------
-    (3, 3) float
-
-    """
-    x, y, z = axis
-    skew = numpy.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-    return numpy.eye(3) + math.sin(angle) * skew + (1.0 - math.cos(angle)) * (skew @ skew)
-
-
-def rpy_matrix(roll, pitch, yaw):
-    """Return the URDF fixed-axis roll-pitch-yaw rotation ``Rz(yaw) Ry(pitch) Rx(roll)``."""
-    return (axis_angle_matrix((0.0, 0.0, 1.0), yaw) @ axis_angle_matrix((0.0, 1.0, 0.0), pitch)
-            @ axis_angle_matrix((1.0, 0.0, 0.0), roll))
-
-
-def translation_matrix(x, y, z):
-    """Return the homogeneous transform of a translation."""
-    pose = numpy.eye(4)
-    pose[:3, 3] = (x, y, z)
-    return pose
-
-
-def _float_triple(text, default):
-    return tuple(float(v) for v in text.split()) if text else default
-
-
-def parse_urdf_joints(urdf):
-    """
-    Read the joints of a URDF document.
-
-    Parameters
-    ----------
-    urdf : str
-        URDF XML.
-
-    Returns
-    -------
-    list of UrdfJoint
-        In document order.
-
-    Raises
-    ------
-    ValueError
-        If the XML does not parse or a joint lacks its parent or child.
+    model : gjk_ros.models.kinematics.KinematicModel
+        The arm's joint tree.
+    positions : dict
+        Joint values by name (rad or m); a joint not in it is at 0.
+    moving : bool
+        False: the fixed joints (their origins); True: every other joint at ``positions``,
+        from the model's forward kinematics.
 
     """
-    try:
-        root = ElementTree.fromstring(urdf)
-    except ElementTree.ParseError as error:
-        raise ValueError(f'robot description is not valid XML: {error}') from error
-    joints = []
-    for element in root.iter('joint'):
-        parent, child = element.find('parent'), element.find('child')
-        if parent is None or child is None:
-            raise ValueError(f"joint '{element.get('name')}' needs a parent and a child")
-        origin_element = element.find('origin')
-        xyz, rpy = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-        if origin_element is not None:
-            xyz = _float_triple(origin_element.get('xyz'), xyz)
-            rpy = _float_triple(origin_element.get('rpy'), rpy)
-        origin = translation_matrix(*xyz)
-        origin[:3, :3] = rpy_matrix(*rpy)
-        axis_element = element.find('axis')
-        axis = numpy.array(_float_triple(
-            None if axis_element is None else axis_element.get('xyz'), (1.0, 0.0, 0.0)))
-        joints.append(UrdfJoint(element.get('name'), element.get('type'), parent.get('link'),
-                                child.get('link'), origin, axis / numpy.linalg.norm(axis)))
-    return joints
+    if not moving:
+        return [(joint.parent, joint.child, joint.origin) for joint in model.joints
+                if joint.type == 'fixed']
+    names = set(model.variable_names)
+    poses = model.forward(model.configuration(
+        {name: value for name, value in positions.items() if name in names}))
+    return [(joint.parent, joint.child,
+             numpy.linalg.solve(poses[model.link_index(joint.parent)],
+                                poses[model.link_index(joint.child)]))
+            for joint in model.joints if joint.type != 'fixed']
 
 
 def load_demo_urdf():
@@ -324,7 +224,7 @@ def load_demo_urdf():
 
 def conveyor_pose(time):
     """Return the pose of the demo's moving 'conveyor' frame: it slides along y."""
-    return translation_matrix(0.7, 0.45 * math.sin(2.0 * math.pi * time / 7.0), 0.45)
+    return xyz_rpy_to_matrix((0.7, 0.45 * math.sin(2.0 * math.pi * time / 7.0), 0.45))
 
 
 def demo_scene_config(rate_hz=50.0):
@@ -441,7 +341,7 @@ class ScenePublisher(Node):
         super().__init__(node_name)
         self._config = config
         self._stamp_log = stamp_log
-        self._joints = parse_urdf_joints(config.urdf)
+        self._model = parse_kinematics(config.urdf)
         self._tick = 0
         self._parent_pid = os.getppid()
         self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
@@ -465,7 +365,7 @@ class ScenePublisher(Node):
         # Stop with the process that started us, even if it was killed without cleaning up.
         self.create_timer(1.0, self._check_parent)
         self.get_logger().info(
-            f'publishing {len(self._joints)} joints at {config.rate_hz:g} Hz and '
+            f'publishing {len(self._model.joints)} joints at {config.rate_hz:g} Hz and '
             f'{len(config.obstacles)} obstacles on {config.obstacle_topic}')
 
     @property
@@ -484,8 +384,8 @@ class ScenePublisher(Node):
 
     def _publish_static(self):
         stamp = self._now()
-        transforms = [make_transform(joint.parent, joint.child, joint.transform(0.0), stamp)
-                      for joint in self._joints if joint.joint_type == 'fixed']
+        transforms = [make_transform(parent, child, pose, stamp)
+                      for parent, child, pose in joint_transforms(self._model, {}, False)]
         self._static_pub.publish(TFMessage(transforms=transforms))
 
     def _publish_obstacles(self):
@@ -501,19 +401,13 @@ class ScenePublisher(Node):
         time = self.scene_time
         self._tick += 1
         stamp = self._now()
-        transforms = [
-            make_transform(joint.parent, joint.child,
-                           joint.transform(self._joint_position(joint.name, time)), stamp)
-            for joint in self._joints if joint.joint_type != 'fixed']
+        transforms = [make_transform(parent, child, pose, stamp) for parent, child, pose in
+                      joint_transforms(self._model, self._config.joint_positions(time), True)]
         transforms.extend(make_transform(frame.parent, frame.child, frame.pose_at(time), stamp)
                           for frame in self._config.moving_frames)
         self._tf_pub.publish(TFMessage(transforms=transforms))
         if self._stamp_log is not None:
             self._stamp_log(stamp.sec * 1_000_000_000 + stamp.nanosec)
-
-    def _joint_position(self, name, time):
-        motion = self._config.joint_motion.get(name)
-        return 0.0 if motion is None else motion.at(time)
 
     def _check_parent(self):
         if os.getppid() != self._parent_pid:

@@ -40,6 +40,7 @@ first match winning, as the node's other per-name parameters (``link_padding``).
 from dataclasses import dataclass
 import fnmatch
 import math
+from typing import ClassVar
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.core.mesh_pieces import DEFAULT_MAX_PIECES, TooManyPieces
@@ -61,6 +62,8 @@ class SurfacePiece(CollisionPiece):
     Measured like any piece, except that a body crossing it is at distance 0 (touching),
     never negative: ``unsigned`` in ``gjk_ros.core.bodypairs``.
     """
+
+    unsigned: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)

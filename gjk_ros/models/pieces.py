@@ -15,6 +15,7 @@
 """A convex piece of collision geometry attached to a frame."""
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from gjk_ros.core import ConvexPolytope
 import numpy as np
@@ -56,6 +57,9 @@ class CollisionPiece:
     description: str
     warnings: tuple[str, ...] = ()
     mesh: tuple = ()
+    # A flat piece of an open surface has no inside (mesh_bodies.SurfacePiece): a body
+    # crossing it is at 0, never negative (``unsigned`` in gjk_ros.core.bodypairs).
+    unsigned: ClassVar[bool] = False
 
     def __post_init__(self):
         origin = np.array(self.origin, dtype=np.float64)

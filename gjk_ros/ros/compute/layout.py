@@ -21,6 +21,11 @@ pairs over. Between rebuilds the layout gathers, each cycle, where every piece's
 it and how fresh its data is from the sources' slots in the world (``SourceData``): index
 arrays made once per arrangement, and a placement recomputed only when a source handed over
 new frames or origins.
+
+A sensor cloud's slot (``NearestPoints``) holds the answers of its nearest-point searches: the
+layout marks its pairs so that the tracker takes those answers instead of measuring again
+(``pairs.TrackerLayout.points`` and ``measured``), and hands it ``measure``, which finds the
+answer for a link shape and pose in the cloud's current slot.
 """
 
 from dataclasses import dataclass, replace
@@ -29,6 +34,7 @@ import zlib
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE, TrackedPiece
 from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
 from gjk_ros.ros.inputs.model_imports import load_models
+from gjk_ros.ros.inputs.sources.nearest_points import NearestPoints
 from gjk_ros.ros.records import PairStatus
 import numpy
 
@@ -103,10 +109,11 @@ class Layout:
         return True
 
     def _rebuild(self, world, config):
-        locations, shapes = {}, {}
-        links = self._bodies_in_scope(world, LINK, config.link_in_scope, locations, shapes)
+        locations, shapes, unsigned = {}, {}, {}
+        links = self._bodies_in_scope(world, LINK, config.link_in_scope, locations, shapes,
+                                      unsigned)
         obstacles = self._bodies_in_scope(world, OBSTACLE, config.obstacle_in_scope,
-                                          locations, shapes)
+                                          locations, shapes, unsigned)
         world.names.keep_only(LINK, {name for name, *_ in links})
         world.names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
         self_pairs = self._self_pairs(world, config, links)
@@ -125,7 +132,9 @@ class Layout:
         # A decomposed piece's parts share its key: their marker ids add the part index.
         self.marker_ids = [_stable_id(loc.key, _part_of(uid))
                            for uid, loc in zip(layout.piece_uids, self.locations)]
-        self.tracker.rebuild(layout, self.shapes)
+        layout = self._point_pairs(world, layout)
+        self.tracker.rebuild(layout, self.shapes, self._measure_function(world),
+                             unsigned=[unsigned[uid] for uid in layout.piece_uids])
         self.link_ids = [body_id for _, body_id, _, _ in links]
         # Judged when asked (diagnostics, once a second), not on every rebuild.
         self._unmatched = None
@@ -137,6 +146,49 @@ class Layout:
             self._names_published = names
             self._publish_names(names)
 
+    def _point_pairs(self, world, layout):
+        """
+        Mark the pairs whose obstacle piece is a cloud's nearest point, and each link's own.
+
+        A point piece's key item is the ``LinkPart`` (link, key, part) it is nearest to; its
+        own pair is the one with that link piece (part 0 for a piece not decomposed). A link
+        piece with points but none of its own (its convex parts changed after the cloud's
+        source collected) cannot be measured: one of its pairs is listed in ``orphans``, which
+        the tracker makes STALE.
+        """
+        sources = {name for name, slot in world.slots.items()
+                   if isinstance(slot, NearestPoints)}
+        if not sources or not len(layout.pairs):
+            return layout
+        pairs = layout.pairs.tolist()
+        points = numpy.array([self.locations[point].key.source in sources
+                              for _, point in pairs], dtype=bool)
+        owner = numpy.repeat(numpy.arange(len(layout.records)),
+                             [spec.stop - spec.start for spec in layout.records])
+        measured, first_pair = [], {}
+        for pair in numpy.flatnonzero(points).tolist():
+            link, point = pairs[pair]
+            first_pair.setdefault((owner[pair], link), pair)
+            item, location = self.locations[point].key.item, self.locations[link]
+            part = _part_of(layout.piece_uids[link]) or 0
+            if (item.link, item.key, item.part) == (location.name, location.key, part):
+                measured.append((owner[pair], link, point, pair))
+        own = {(record, link) for record, link, _, _ in measured}
+        orphans = [pair for key, pair in first_pair.items() if key not in own]
+        return replace(layout, points=points,
+                       measured=numpy.array(measured, dtype=numpy.int64).reshape(-1, 4),
+                       orphans=numpy.array(orphans, dtype=numpy.int64))
+
+    def _measure_function(self, world):
+        """Return ``measure(point piece, shape, pose)``: its cloud's answer in the current slot."""
+        locations = self.locations
+
+        def measure(point, shape, pose):
+            key = locations[point].key
+            answers = getattr(world.slots.get(key.source), 'nearest', None)
+            return None if answers is None else answers.measure(key.item, shape, pose)
+        return measure
+
     @property
     def unmatched(self):
         """(parameter, entry) of the pattern entries that match no body (judged per rebuild)."""
@@ -147,7 +199,7 @@ class Layout:
                 _marker_namespaces(world))
         return self._unmatched or []
 
-    def _bodies_in_scope(self, world, kind, in_scope, locations, shapes):
+    def _bodies_in_scope(self, world, kind, in_scope, locations, shapes, unsigned):
         bodies = []
         for name in world.bodies.names(kind):
             if not in_scope(name):
@@ -159,6 +211,7 @@ class Layout:
                 for part in self._layout_pieces(tracked, scale):
                     locations[part.uid] = PieceLocation(kind, name, key)
                     shapes[part.uid] = part.piece.shape
+                    unsigned[part.uid] = part.piece.unsigned
                     pieces.append(part)
             bodies.append((name, body_id, pieces, _body_state(world.bodies, kind, name)))
         return bodies

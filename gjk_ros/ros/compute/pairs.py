@@ -21,12 +21,21 @@ API uses too (one compiled PairSet call per cycle). This module adds what only t
 the records' ids and the input states (STALE, INVALID, PENDING) that override a measurement.
 When the body set changes the engine is rebuilt and the simplex caches of surviving piece
 pairs carry over, so a new obstacle does not cold-start every other pair.
+
+A sensor cloud's pieces are the cloud points nearest to each link piece, and the search that
+found a point already measured it exactly (``gjk_ros.core.point_grid``): such a pair is never
+measured again. The pair of a link piece and its own nearest point takes the search's answer
+(``TrackerLayout.measured``, the layout's ``measure``); the pairs of a link piece and other
+link pieces' nearest points are never nearer, and are not measured at all. They keep their
+part in the record's input states and data times, as every pair does.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import math
 
 from gjk_ros.core import Status
-from gjk_ros.core.bodypairs import BodyPairs, MEASURED
+from gjk_ros.core.bodypairs import BodyPairs, MEASURED, reduce_pairs
+from gjk_ros.core.query import output_arrays, VALUE_COLUMNS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
@@ -79,12 +88,24 @@ class TrackerLayout:
         Piece indices (link piece, obstacle piece) of each core pair, grouped by record.
     records : list of RecordSpec
         Sorted by (link_id, obstacle_id).
+    points : (m,) bool
+        The pairs whose obstacle piece is a cloud's nearest point: never measured by the core.
+    measured : (k, 4) int
+        (record, link piece, point piece, pair) of each link piece and its own nearest point:
+        measured by the search that found the point.
+    orphans : (j,) int
+        A pair of each link piece that has nearest points but none of its own: it cannot be
+        measured, and its record is STALE.
 
     """
 
     piece_uids: list
     pairs: numpy.ndarray
     records: list
+    points: numpy.ndarray = field(default_factory=lambda: numpy.zeros(0, dtype=bool))
+    measured: numpy.ndarray = field(
+        default_factory=lambda: numpy.zeros((0, 4), dtype=numpy.int64))
+    orphans: numpy.ndarray = field(default_factory=lambda: numpy.zeros(0, dtype=numpy.int64))
 
 
 def _no_padding(name):
@@ -173,6 +194,11 @@ class PairTracker:
         self.layout = TrackerLayout([], numpy.zeros((0, 2), dtype=numpy.int64), [])
         self._specs = _SpecArrays(self.layout.records)
         self._engine = None
+        self._measure = None
+        self._shapes = []
+        self._max_padding = 0.0
+        self._points = numpy.zeros(0, dtype=bool)
+        self._cloud = None
         self._pair_keys = []
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
@@ -189,7 +215,7 @@ class PairTracker:
         """Return the core ``BodyPairs`` (None without piece pairs): body pair k is record k."""
         return self._engine
 
-    def rebuild(self, layout, shapes):
+    def rebuild(self, layout, shapes, measure=None, unsigned=None):
         """
         Switch to a new layout, carrying the caches of surviving piece pairs over.
 
@@ -199,22 +225,38 @@ class PairTracker:
             From ``build_layout``.
         shapes : list of ConvexPolytope
             The shape of each piece in ``layout.piece_uids``.
+        measure : callable(int, ConvexPolytope, (4, 4) float), optional
+            For ``layout.measured``: the ``NearestPoint`` of a point piece's cloud to a link
+            shape at a pose (None: no answer, the pair is STALE).
+        unsigned : sequence of bool, optional
+            Per piece: a flat piece of an open surface (``CollisionPiece.unsigned``), which a
+            body crossing is at 0 from, never negative.
 
         """
+        points = layout.points if len(layout.points) == len(layout.pairs) else \
+            numpy.zeros(len(layout.pairs), dtype=bool)
+        engine_pairs = layout.pairs[~points]
         engine = None
-        if len(layout.pairs):
-            engine = BodyPairs(shapes, [layout.pairs[spec.start:spec.stop]
+        if len(engine_pairs):
+            engine = BodyPairs(shapes, [layout.pairs[spec.start:spec.stop][
+                                            ~points[spec.start:spec.stop]]
                                         for spec in layout.records],
                                [spec.link_padding for spec in layout.records],
                                [spec.obstacle_padding for spec in layout.records],
-                               piece_keys=layout.piece_uids, hill_climb=self.hill_climb,
-                               tracking=self.tracking)
+                               piece_keys=layout.piece_uids,
+                               unsigned=unsigned,
+                               hill_climb=self.hill_climb, tracking=self.tracking)
             engine.carry_over(self._engine)
+        # BodyPairs' cull margin: the largest padding of any record.
+        self._max_padding = max((spec.link_padding + spec.obstacle_padding
+                                 for spec in layout.records), default=0.0)
+        self._measure, self._shapes, self._points = measure, list(shapes), points
+        self._cloud = _CloudPairs(layout, shapes) if len(layout.measured) else None
         # Which surviving piece pairs were measured last cycle (the warm-start count), by the
         # same identity the engine carries its caches over by: the two pieces' uids.
         pair_keys = [(layout.piece_uids[first], layout.piece_uids[second])
-                     for first, second in layout.pairs.tolist()]
-        computed_last = numpy.zeros(len(layout.pairs), dtype=bool)
+                     for first, second in engine_pairs.tolist()]
+        computed_last = numpy.zeros(len(engine_pairs), dtype=bool)
         if self._engine is not None and engine is not None and self.tracking:
             old = {key: k for k, key in enumerate(self._pair_keys)}
             for k, key in enumerate(pair_keys):
@@ -253,15 +295,76 @@ class PairTracker:
         # Without piece pairs nothing is computed: a VALID body state alone is no measurement.
         status = numpy.where(specs.state == PairStatus.VALID, PairStatus.INVALID,
                              specs.state).astype(numpy.uint8)
-        if self._engine is not None:
+        if len(self.layout.pairs):
             pair_inputs = numpy.maximum(piece_inputs[self.layout.pairs[:, 0]],
                                         piece_inputs[self.layout.pairs[:, 1]])
-            rows, core_status = self._engine.update(poses, pair_inputs == InputState.OK,
-                                                    max_distance)
-            self._count_work()
+            orphans = self.layout.orphans
+            pair_inputs[orphans] = numpy.maximum(pair_inputs[orphans], InputState.STALE)
+            rows = numpy.full((specs.count, VALUE_COLUMNS), numpy.nan)
+            core_status = numpy.full(specs.count, Status.INACTIVE, dtype=numpy.int8)
+            self.computed_pairs = self.warm_pairs = self.iterations = 0
+            if self._engine is not None:
+                engine_ok = pair_inputs[~self._points] == InputState.OK
+                rows[:], core_status[:] = self._engine.update(poses, engine_ok, max_distance)
+                self._count_work()
+            self._measure_points(poses, piece_inputs, pair_inputs, max_distance, rows,
+                                 core_status)
             self._reduce(records, status, pair_inputs, rows, core_status)
         records['status'] = status
         return records
+
+    def _measure_points(self, poses, piece_inputs, pair_inputs, max_distance, rows, status):
+        """
+        Take each link piece's nearest-point answer as its pair's measurement (in place).
+
+        The answers go through the engine's own reduction (``bodypairs.reduce_pairs``: the
+        padding, the nearest pair of each record) and cull (a pair is BEYOND when the piece's
+        bounding sphere is farther from the point than ``max_distance`` plus the largest
+        padding, as ``BodyPairs.update`` culls); a record keeps the nearer of its engine row
+        and its answers. A pair without an answer becomes STALE.
+        """
+        cloud = self._cloud
+        if cloud is None:
+            return
+        values, pair_status = cloud.values, cloud.status
+        values[:] = numpy.nan
+        pair_status[:] = _INACTIVE
+        good = (piece_inputs[cloud.links] == InputState.OK) & \
+            (piece_inputs[cloud.points] == InputState.OK)
+        links, points, shapes, measure = cloud.links, cloud.points, self._shapes, self._measure
+        answered, rows_of = [], []
+        for i in numpy.flatnonzero(good).tolist():
+            link = links[i]
+            answer = None if measure is None else measure(points[i], shapes[link], poses[link])
+            if answer is None or not math.isfinite(answer.distance):
+                pair = cloud.pairs[i]
+                pair_inputs[pair] = max(pair_inputs[pair], InputState.STALE)
+                continue
+            answered.append(i)
+            rows_of.append(answer.row)
+        if answered:
+            values[answered] = rows_of
+        found = ~numpy.isnan(values[:, 0])
+        pair_status[found] = numpy.choose(numpy.sign(values[found, 0]).astype(int) + 1,
+                                          _SIGNED)
+        link_poses = poses[cloud.links]
+        centres = numpy.einsum('kij,kj->ki', link_poses[:, :3, :3], cloud.centres) + \
+            link_poses[:, :3, 3]
+        gaps = numpy.linalg.norm(values[:, 4:7] - centres, axis=1) - cloud.radii
+        beyond = found & (gaps > max_distance + self._max_padding)
+        pair_status[beyond] = _BEYOND
+        values[beyond] = numpy.nan
+        self.computed_pairs += int((found & ~beyond).sum())
+        answer_rows, answer_status, totals, best = cloud.answers
+        specs = self._specs
+        reduce_pairs(values[None], pair_status[None], cloud.counts[None], cloud.groups,
+                     cloud.sizes, specs.link_padding, specs.obstacle_padding, MEASURED,
+                     cloud.unsigned, answer_rows, answer_status, totals, best)
+        answer_rows, answer_status = answer_rows[0], answer_status[0]
+        by_answer, by_engine = MEASURED[answer_status], MEASURED[status]
+        take = by_answer & (~by_engine | (answer_rows[:, 0] < rows[:, 0]))
+        rows[take], status[take] = answer_rows[take], answer_status[take]
+        status[~by_engine & ~by_answer & (answer_status == _BEYOND)] = _BEYOND
 
     def record_times(self, piece_times):
         """
@@ -289,6 +392,7 @@ class PairTracker:
         return times
 
     def _count_work(self):
+        """Count the engine's work (the pairs the nearest-point searches measured add theirs)."""
         pair_set = self._engine.pair_set
         computed = MEASURED[pair_set.status]
         self.computed_pairs = int(computed.sum())
@@ -329,11 +433,46 @@ class PairTracker:
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
+# The core status of an exact answer of sign -1, 0, +1.
+_INACTIVE, _BEYOND = int(Status.INACTIVE), int(Status.BEYOND)
+_SIGNED = numpy.array([Status.PENETRATING, Status.TOUCHING, Status.SEPARATED], dtype=numpy.int8)
 
 
 def _approximate(core_status):
     """Which measured statuses carry a bound rather than the exact distance (APPROXIMATE)."""
     return (core_status == Status.MAX_ITERATIONS) | (core_status == Status.DEGENERATE)
+
+
+class _CloudPairs:
+    """
+    The pairs of link pieces and their own nearest points, laid out for ``reduce_pairs``.
+
+    Built once per rebuild: which pieces and layout pairs they are, each record's group of
+    them, each link piece's bounding sphere (the cull), and the arrays the answers are
+    written to and reduced into (the engine's dtypes and shapes, so its compiled reduction
+    serves them too).
+    """
+
+    def __init__(self, layout, shapes):
+        records, self.links, self.points, self.pairs = layout.measured.T.copy()
+        count, total = len(self.links), len(layout.records)
+        sizes = numpy.bincount(records, minlength=total).astype(numpy.int64)
+        self.groups = numpy.zeros((total, max(int(sizes.max()), 1)), dtype=numpy.int64)
+        filled = numpy.zeros(total, dtype=numpy.int64)
+        for i, record in enumerate(records.tolist()):
+            self.groups[record, filled[record]] = i
+            filled[record] += 1
+        self.sizes = sizes
+        self.centres = numpy.array([shapes[link].bounding_center for link in self.links],
+                                   dtype=float).reshape(-1, 3)
+        self.radii = numpy.array([shapes[link].bounding_radius for link in self.links],
+                                 dtype=float)
+        self.values, self.status, self.counts = output_arrays(count)
+        self.unsigned = numpy.zeros(count, dtype=bool)
+        self.answers = (numpy.full((1, total, VALUE_COLUMNS), numpy.nan),
+                        numpy.full((1, total), Status.INACTIVE, numpy.int8),
+                        numpy.zeros((1, total, 2), numpy.int64),
+                        numpy.full((1, total), -1, numpy.int64))
 
 
 class _SpecArrays:
@@ -352,6 +491,9 @@ class _SpecArrays:
         self.empty = counts == 0
         self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
         self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)
+        self.link_padding = numpy.array([spec.link_padding for spec in specs], dtype=float)
+        self.obstacle_padding = numpy.array([spec.obstacle_padding for spec in specs],
+                                            dtype=float)
         self.count = len(specs)
 
 

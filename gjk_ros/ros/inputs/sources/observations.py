@@ -22,7 +22,7 @@ height limits and voxel size.
 
 **A cloud** is processed on a background thread (the compiled kernels release the GIL, so the
 cycle never waits for a cloud), in one pass over the message's bytes and two over its points
-(``gjk_ros.core.points``): non-finite points skipped, range limits, placement in
+(``gjk_ros.core.point_grid``): non-finite points skipped, range limits, placement in
 ``fixed_frame`` with TF at its stamp, height limits, voxel downsampling, binning into a grid;
 then the self-filter drops the points within ``self_filter_padding`` of a link piece (the
 robot's own pieces posed at the stamp: robot_body_filter's job), visiting only the grid cells
@@ -30,13 +30,21 @@ near each piece. The filtered cloud can be republished (``<name>.publish_filtere
 
 **The obstacle** is one body named after the source, whose pieces are single cloud points
 (a point is a convex set): one per link piece, the cloud point nearest to that piece, found
-each cycle with the link poses the cycle uses. The pair (link, source) is then measured by the
-core like any other and is exact: its minimum over these points is attained at the point
-nearest to the link, and every other point in the set is a real cloud point, never nearer.
-The nearest point to a piece is searched in the grid, pruned by exact lower bounds
-(``gjk_ros.core.points.PointGrid``); the same cloud and pose give the same answer without a
-search, and a moved piece starts from its last nearest point (in a new cloud, from the
-point nearest to it in its grid cell).
+each cycle with the link poses the cycle uses. The search answers in full (distance, witness
+on the link piece, the point, normal: ``gjk_ros.core.point_grid.PointGrid.nearest``, exact for
+the piece's shape and sweep radius), and those answers are the pair's measurement: the slot
+(``NearestPoints``) carries them, and the pair tracker takes them instead of measuring the
+point again (``gjk_ros.ros.compute.pairs``). A link piece's answer is used only for the very
+shape and pose it was searched with; for another (a link the planning scene scales), the
+same cloud is searched again with them (``CloudAnswers.measure``). The minimum of a (link,
+source) pair is attained at the point nearest to the link, and every other point in the set
+is a real cloud point, never nearer. The search is pruned by exact lower bounds; the same
+cloud and pose give the same answer without a search, and a moved piece starts from its last
+nearest point (in a new cloud, from the point nearest to it in its grid cell).
+
+**Latest wins**: a cloud that arrives while another waits for its transforms or its
+processing replaces the newer waiting one; each source counts the clouds received, used,
+superseded (dropped unprocessed) and refused, in its ``status`` (``/diagnostics``).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
 ``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
@@ -49,24 +57,27 @@ has no piece and no pair.
 import array
 import collections
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 import time
 
-from gjk_ros.core.points import CloudGatherer, PointDistanceShape, PointGrid
+from gjk_ros.core.point_distance import PointDistanceShape
+from gjk_ros.core.point_grid import CloudGatherer, PointGrid
 from gjk_ros.ros.compute.bodies import OBSTACLE
 from gjk_ros.ros.inputs.model_imports import load_models
-from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourceData,
-                                             SourcePiece, SourceStatus)
+from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourcePiece,
+                                             SourceStatus)
 from gjk_ros.ros.inputs.sources.clouds import (decode_laserscan, decode_pointcloud2,
                                                read_cloud_header)
+from gjk_ros.ros.inputs.sources.nearest_points import (Cloud, CloudAnswers, LinkPart,
+                                                       nearest_point, NearestPoints, point_near,
+                                                       PreparedShapes)
 from gjk_ros.ros.inputs.sources.observation_settings import source_parameter_specs
 from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
 import numpy
 
-__all__ = ['Cloud', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
-           'nearest_point', 'ObservationSource', 'point_near', 'process_cloud',
-           'subscription_qos']
+__all__ = ['CloudCounts', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
+           'ObservationSource', 'ObservationStatus', 'process_cloud', 'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 
@@ -95,27 +106,26 @@ def make_observation_sources(config, context):
     return sources
 
 
-class Cloud:
-    """The filtered points of one message in their search grid, with stamp and counts."""
+@dataclass(frozen=True)
+class CloudCounts:
+    """
+    Clouds of one source since it started: received, used, superseded, refused.
 
-    def __init__(self, grid, stamp_ns, removed, count):
-        self.geometry = None        # the link pieces it was self-filtered against
-        self.grid = grid
-        self.points = grid.points   # indexed by the search answers (see PointGrid)
-        self.stamp_ns = stamp_ns
-        self.removed = removed
-        self.count = count
+    Latest wins: a cloud replaced by a newer one before it was processed is superseded. The
+    rest are on their way (waiting for transforms, or being processed).
+    """
 
-    def __len__(self):
-        """Return how many points are left after the self-filter."""
-        return len(self.grid)
+    received: int = 0
+    used: int = 0
+    superseded: int = 0
+    refused: int = 0
 
-    def kept_index(self, index):
-        """Return ``index`` if it is a kept point, else the first kept point (cloud not empty)."""
-        if self.grid.holds(index):
-            return index
-        grid = self.grid
-        return int(grid.starts[int(numpy.argmax(grid.ends > grid.starts))])
+
+@dataclass(frozen=True)
+class ObservationStatus(SourceStatus):
+    """A ``SourceStatus`` with the source's ``CloudCounts`` (``counts``)."""
+
+    counts: CloudCounts = CloudCounts()
 
 
 class ObservationSource(Source):
@@ -151,11 +161,14 @@ class ObservationSource(Source):
         self.cloud = None           # the last cloud used (Cloud)
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
-        self._shapes = {}           # id(shape) -> _Prepared
+        self._shapes = PreparedShapes()
         self._nearest = {}          # LinkPart -> index into cloud.points
+        self._answers = {}          # LinkPart -> (shape, pose, NearestPoint) of this cycle
+        self.counts = CloudCounts()
+        self._mismatched = None     # the cloud refused for its link geometry
         self._placed = None         # _Placed: what the point pieces were placed for
         self._poses = {}            # LinkPart -> _Search, its last search
-        self._data = SourceData()
+        self._data = NearestPoints()
         self.process_times = []
         context.clocks.on_jump_back(self._forget_heard)
 
@@ -180,12 +193,20 @@ class ObservationSource(Source):
     def on_message(self, data):
         """Keep the latest raw message (latest wins); refuse an oversize one by name."""
         self._heard = self._context.clocks.now_ns()
+        self._count(received=1)
         limit = self._config.observation_max_bytes
         if len(data) > limit:
+            self._count(refused=1)
             self._refuse('a %d-byte message exceeds observation_max_bytes (%d)'
                          % (len(data), limit))
             return
+        # Latest wins: the oldest waits for its transforms, a newer one replaces the newest.
+        self._count(superseded=len(self._pending[1:]))
         self._pending = self._pending[:1] + [data]
+
+    def _count(self, **added):
+        totals = {name: getattr(self.counts, name) + value for name, value in added.items()}
+        self.counts = replace(self.counts, **totals)
 
     def _refuse(self, reason):
         self.failure = reason
@@ -213,12 +234,13 @@ class ObservationSource(Source):
             self._data,
             times=numpy.full(count, UNKNOWN if cloud is None else cloud.stamp_ns, numpy.int64),
             stale=numpy.full(count, self._silent_reason(now_ns) is not None),
-            not_ready=self._not_ready(now_ns))
+            not_ready=self._not_ready(now_ns),
+            nearest=None if not count else CloudAnswers(self._placed.cloud, self._answers,
+                                                        self._shapes))
 
     def status(self, now_ns):
-        if self.cloud is None:
-            return SourceStatus()
-        return SourceStatus(heard={'observation:%s' % self.name: self.cloud.stamp_ns})
+        heard = {} if self.cloud is None else {'observation:%s' % self.name: self.cloud.stamp_ns}
+        return ObservationStatus(heard=heard, counts=self.counts)
 
     def close(self):
         super().close()
@@ -234,17 +256,20 @@ class ObservationSource(Source):
         try:
             cloud, seconds = job.result()
         except Exception as error:  # noqa: B902 -- any failure refuses the cloud (fail-safe)
+            self._count(refused=1)
             self._refuse(str(error) if isinstance(error, ValueError)
                          else '%s: %s' % (type(error).__name__, error))
             return
         self.process_times = (self.process_times + [seconds])[-100:]
         limit = self._config.observation_max_time
         if seconds > limit:
+            self._count(refused=1)
             self._refuse('a cloud took %.3f s, more than observation_max_time (%g s)'
                          % (seconds, limit))
             return
         cloud.geometry = self._job_geometry
         self.cloud = cloud
+        self._count(used=1)
         self._accept()
         self._publish_filtered(cloud)
 
@@ -266,7 +291,8 @@ class ObservationSource(Source):
             placed = self._placed_at_stamp(self._pending[index], frames, pieces)
             if placed == 'wait':
                 continue
-            del self._pending[:index + 1]  # older ones are superseded
+            del self._pending[:index + 1]
+            self._count(superseded=index, refused=int(placed is None))  # older: superseded
             if placed is not None:
                 data, header, transform, links = placed
                 self._job = self._pool.submit(process_cloud, DECODERS[self.kind], data, header,
@@ -300,7 +326,7 @@ class ObservationSource(Source):
             pose = self._at_stamp(frames, piece.frame, header)
             if not isinstance(pose, numpy.ndarray):
                 return pose
-            links.append((self._prepared(piece.shape), pose @ piece.origin))
+            links.append((self._shapes.prepared(piece.shape), pose @ piece.origin))
         return data, header, transform, links
 
     def _at_stamp(self, frames, frame, header):
@@ -332,39 +358,48 @@ class ObservationSource(Source):
         """Each link piece's nearest cloud point becomes (or moves) one point piece."""
         cloud = self.cloud
         if cloud is None or not len(cloud):
-            self._nearest, self._placed, self._poses = {}, None, {}
+            self._nearest, self._placed, self._poses, self._answers = {}, None, {}, {}
             if self._data.pieces:
-                self._data = SourceData()
+                self._data = NearestPoints()
             return
         if cloud.geometry != _geometry_of(pieces):
             # Filtered against other link pieces (the robot arrived or changed meanwhile):
             # its own points may still be in it, so it is not searched; the points placed
             # before stay, STALE, until a cloud filtered against these pieces arrives.
+            if self._mismatched is not cloud:
+                self._mismatched = cloud
+                self._count(refused=1)
+            self._answers = {}
             self._refuse('its cloud was self-filtered against other link geometry (the robot '
                          'changed); waiting for the next cloud')
             return
         lookups = frames.lookup_latest(sorted({piece.frame for piece in pieces}), now_ns)
-        nearest = {}
+        nearest, answers = {}, {}
         for piece in pieces:
             lookup = lookups[piece.frame]
             if lookup.status == TfStatus.OK:
-                nearest[piece.key] = self._nearest_point(lookup.matrix @ piece.origin,
-                                                         piece.shape, piece.key)
+                # The pose as the layout composes it (Frames.pose_pieces), so that the pair
+                # tracker finds the very pose this answer was searched with.
+                pose = numpy.matmul(lookup.matrix[None], piece.origin[None])[0]
+                answer = self._nearest_point(pose, piece.shape, piece.key)
+                nearest[piece.key] = answer.index
+                answers[piece.key] = (piece.shape, pose, answer)
             else:  # any kept point is harmless: the link's pairs are STALE meanwhile
                 nearest[piece.key] = cloud.kept_index(self._nearest.get(piece.key, 0))
         self._poses = {key: value for key, value in self._poses.items() if key in nearest}
+        self._answers = answers
         if self._placed is None or self._placed.cloud is not cloud or \
                 self._placed.nearest != nearest:
             self._nearest, self._placed = nearest, _Placed(cloud, nearest)
             self._data = self._points()
 
     def _nearest_point(self, pose, shape, key):
-        """Index of the cloud point nearest to one link piece at ``pose`` (exact)."""
+        """Return the ``NearestPoint`` of the cloud to one link piece at ``pose`` (exact)."""
         cloud, placed = self.cloud, self._placed
         search = self._poses.get(key)
-        if search is not None and search.cloud is cloud and \
+        if search is not None and search.cloud is cloud and search.shape is shape and \
                 numpy.array_equal(search.pose, pose):
-            return search.index  # same cloud, same pose: the same answer
+            return search.answer  # same cloud, shape and pose: the same answer
         hint = None
         last = None if placed is None else placed.nearest.get(key)
         if last is not None and placed.cloud is cloud:
@@ -372,17 +407,9 @@ class ObservationSource(Source):
         elif last is not None and last < len(placed.cloud.points):
             # A new cloud of the same scene: its point nearest to the last answer.
             hint = point_near(cloud, placed.cloud.points[last])
-        index = nearest_point(cloud, self._prepared(shape), pose, hint)
-        self._poses[key] = _Search(cloud, pose, index)
-        return index
-
-    def _prepared(self, shape):
-        shape_id = id(shape)
-        prepared = self._shapes.get(shape_id)
-        if prepared is None or prepared.shape is not shape:
-            prepared = _Prepared(shape, PointDistanceShape(shape))
-            self._shapes[shape_id] = prepared
-        return prepared.distances
+        answer = nearest_point(cloud, self._shapes.prepared(shape), pose, hint)
+        self._poses[key] = _Search(cloud, shape, pose, answer)
+        return answer
 
     def _points(self):
         """Return the slot: one point piece per link piece, at its nearest cloud point."""
@@ -398,7 +425,7 @@ class ObservationSource(Source):
                            for key in keys)
         origins = numpy.tile(numpy.eye(4), (len(keys), 1, 1))
         origins[:, :3, 3] = self.cloud.points[[self._nearest[key] for key in keys]]
-        return SourceData(pieces, (fixed,) * len(keys), origins)
+        return NearestPoints(pieces, (fixed,) * len(keys), origins)
 
     # -- freshness -----------------------------------------------------------------------------
 
@@ -427,32 +454,10 @@ class ObservationSource(Source):
         self.cloud = None
 
 
-LinkPart = collections.namedtuple('LinkPart', 'link key part')
-LinkPart.__doc__ = 'A convex part of a link piece: its link, its ``PieceKey``, its index.'
 _Part = collections.namedtuple('_Part', 'key frame origin shape')
-# The last search of a piece, the nearest points placed, a shape prepared for point distances.
-_Search = collections.namedtuple('_Search', 'cloud pose index')
+# The last search of a piece, and the nearest points placed.
+_Search = collections.namedtuple('_Search', 'cloud shape pose answer')
 _Placed = collections.namedtuple('_Placed', 'cloud nearest')
-_Prepared = collections.namedtuple('_Prepared', 'shape distances')
-
-
-def nearest_point(cloud, prepared, pose, hint=None):
-    """
-    Return the index of the cloud point nearest to a piece at ``pose`` (exact).
-
-    Parameters
-    ----------
-    cloud : Cloud
-        Points in fixed_frame and their search grid (not empty).
-    prepared : gjk_ros.core.points.PointDistanceShape
-        The piece.
-    pose : (4, 4) float
-        Piece-to-fixed_frame transform.
-    hint : int, optional
-        A point likely to be near (the last answer): it tightens the first bound.
-
-    """
-    return cloud.grid.nearest(prepared, pose, hint)[1]
 
 
 def _geometry_of(pieces):
@@ -473,25 +478,6 @@ def _load_kernels():
         grid.remove_near([(box, numpy.eye(4))], 0.01)
         grid.nearest(box, numpy.eye(4), hint=0)
         grid.kept()
-
-
-def point_near(cloud, position):
-    """
-    Return the index of a kept cloud point in the grid cell of ``position``, or None.
-
-    A cheap first bound for a search in a new cloud: the last cloud's nearest point is
-    usually close to the new one's.
-    """
-    grid = cloud.grid
-    cell = numpy.floor((numpy.asarray(position) - grid.low) / grid.edge).astype(numpy.int64)
-    if (cell < 0).any() or (cell >= grid.dims).any():
-        return None
-    flat = int(cell[0] + grid.dims[0] * (cell[1] + grid.dims[1] * cell[2]))
-    first, last = int(grid.starts[flat]), int(grid.ends[flat])
-    if first == last:
-        return None
-    gaps = ((grid.points[first:last] - position) ** 2).sum(axis=1)
-    return first + int(numpy.argmin(gaps))
 
 
 class CloudLimits:
