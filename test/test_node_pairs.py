@@ -222,3 +222,22 @@ def test_max_distance_culls_after_padding():
         tracker = make_tracker(obstacle_padding={'a/0': 0.0, 'b/0': padding}.get)
         records = tracker.compute(pieces_poses(tracker, poses), numpy.zeros(5, dtype=int), 1.0)
         assert records['status'][1] == expected
+
+
+def test_an_open_surface_piece_is_crossed_at_zero_never_negative():
+    # The arm overlaps obstacle a/0; measured as a piece of an open surface it is at 0.
+    poses = numpy.tile(numpy.eye(4), (len(SHAPES), 1, 1))
+    poses[3, :3, 3] = (0.05, 0.0, 0.0)
+    poses[4, :3, 3] = (5.0, 0.0, 0.0)
+    for flat, expected in ((False, 'negative'), (True, 'zero')):
+        layout = build_layout(LINKS, OBSTACLES, lambda link, obstacle: True, (),
+                              lambda name: 0.0, lambda name: 0.0)
+        tracker = PairTracker()
+        tracker.rebuild(layout, [SHAPES[uid] for uid in layout.piece_uids],
+                        unsigned=[flat and uid == 3 for uid in layout.piece_uids])
+        records = tracker.compute(pieces_poses(tracker, poses),
+                                  numpy.zeros(len(SHAPES), dtype=numpy.int64), numpy.inf)
+        arm_a = records[(records['link_id'] == 0) & (records['obstacle_id'] == 0)][0]
+        assert arm_a['status'] == OK
+        assert (arm_a['distance'] < 0.0) if expected == 'negative' else \
+            arm_a['distance'] == 0.0
