@@ -184,3 +184,12 @@ def test_dropped_transforms_make_the_inputs_entry_warn():
     assert (values['tf_messages'], values['tf_dropped']) == ('7', '3')
     quiet = inputs_status('node', InputAges(tf=0.0, tf_messages=7), 0.5)
     assert quiet.level == DiagnosticStatus.OK and 'overloaded' not in quiet.message
+
+
+def test_what_became_of_each_sources_messages_is_in_the_inputs_entry():
+    from gjk_ros.ros.inputs.sources.observations import CloudCounts
+    counts = CloudCounts(received=9, used=5, superseded=3, refused=1)
+    entry = inputs_status('node', InputAges(tf=0.0, source_counts={'camera': counts}), 0.5)
+    values = {value.key: value.value for value in entry.values}
+    names = ('received', 'used', 'superseded', 'refused')
+    assert [values['camera_%s' % name] for name in names] == ['9', '5', '3', '1']

@@ -107,6 +107,7 @@ class InputAges:
     duplicates: int = 0
     unmatched_patterns: list = field(default_factory=list)
     incompatible_qos: dict = field(default_factory=dict)
+    source_counts: dict = field(default_factory=dict)  # {source: its counts} (SourceStatus)
     tf_messages: int = 0  # /tf messages decoded since the last report
     tf_dropped: int = 0   # /tf messages dropped undecoded since the last report (overload)
 
@@ -205,6 +206,8 @@ def inputs_status(node_name, ages, tf_timeout):
         duplicates=ages.duplicates,
         tf_messages=ages.tf_messages,
         tf_dropped=ages.tf_dropped,
+        **{'%s_%s' % (source, name): value for source, counts in ages.source_counts.items()
+           for name, value in vars(counts).items()},
         instance=INSTANCE,
         **{'source_age_s %s' % source: '%.3f' % age
            for source, age in sorted(ages.source_ages.items())[:20]},
@@ -404,7 +407,8 @@ class DiagnosticsReporter:
         frames, clocks = cycle.frames, cycle.clocks
         now_ns = clocks.now_ns()
         now = now_ns * 1e-9
-        statuses = [source.status(now_ns) for source in cycle.sources.values()]
+        named = {name: source.status(now_ns) for name, source in cycle.sources.items()}
+        statuses = list(named.values())
 
         def age(received):
             return now - received if received is not None else math.inf
@@ -433,6 +437,8 @@ class DiagnosticsReporter:
             unmatched_patterns=self.check_patterns(cycle.layout),
             incompatible_qos={topic: text for status in statuses
                               for topic, text in status.incompatible_qos.items()},
+            source_counts={name: status.counts for name, status in named.items()
+                           if status.counts is not None},
             tf_messages=frames.tf_messages - self._tf_counts[0],
             tf_dropped=frames.tf_dropped - self._tf_counts[1],
         )

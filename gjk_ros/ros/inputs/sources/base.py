@@ -152,7 +152,9 @@ class SourceStatus:
 
     ``heard``: ``{label: ROS time in ns}`` of each stream's last message; ``silent``: labels of
     its silent streams; ``topic_heard``: ``{topic label: ns}`` of its topics' last messages;
-    ``incompatible_qos``: ``{topic: text}``; ``error``: why its input was rejected.
+    ``incompatible_qos``: ``{topic: text}``; ``error``: why its input was rejected;
+    ``counts``: what became of its messages since it started, when it keeps count (a dataclass
+    of counts, e.g. an observation source's clouds received, used, superseded and refused).
     """
 
     heard: dict = field(default_factory=dict)
@@ -160,6 +162,7 @@ class SourceStatus:
     topic_heard: dict = field(default_factory=dict)
     incompatible_qos: dict = field(default_factory=dict)
     error: str = None
+    counts: object = None
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
 import numpy
 
 __all__ = ['CloudCounts', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
-           'ObservationSource', 'ObservationStatus', 'process_cloud', 'subscription_qos']
+           'ObservationSource', 'process_cloud', 'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 
@@ -119,13 +119,6 @@ class CloudCounts:
     used: int = 0
     superseded: int = 0
     refused: int = 0
-
-
-@dataclass(frozen=True)
-class ObservationStatus(SourceStatus):
-    """A ``SourceStatus`` with the source's ``CloudCounts`` (``counts``)."""
-
-    counts: CloudCounts = CloudCounts()
 
 
 class ObservationSource(Source):
@@ -240,7 +233,7 @@ class ObservationSource(Source):
 
     def status(self, now_ns):
         heard = {} if self.cloud is None else {'observation:%s' % self.name: self.cloud.stamp_ns}
-        return ObservationStatus(heard=heard, counts=self.counts)
+        return SourceStatus(heard=heard, counts=self.counts)
 
     def close(self):
         super().close()
