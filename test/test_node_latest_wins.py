@@ -74,7 +74,8 @@ def graph(rclpy_context):
         node.destroy_node()
 
 
-def _spin_until(executor, done, what):
+def spin_until(executor, done, what):
+    """Spin until ``done()``; fail naming ``what`` after WAIT_S seconds."""
     deadline = time.monotonic() + WAIT_S
     while not done():
         assert time.monotonic() < deadline, 'timed out waiting for ' + what
@@ -82,7 +83,7 @@ def _spin_until(executor, done, what):
 
 
 def _matched(node, executor, publisher):
-    _spin_until(executor, lambda: publisher.get_subscription_count() > 0, 'the subscription')
+    spin_until(executor, lambda: publisher.get_subscription_count() > 0, 'the subscription')
 
 
 @pytest.mark.parametrize('limit', [BURST, 5])
@@ -98,7 +99,7 @@ def test_a_callback_takes_what_waits_in_order_and_at_most_its_limit(graph, limit
     _matched(node, executor, publisher)
     for value in range(BURST):
         publisher.publish(UInt32(data=value))
-    _spin_until(executor, lambda: sum(map(len, batches)) >= BURST, 'the burst')
+    spin_until(executor, lambda: sum(map(len, batches)) >= BURST, 'the burst')
     taken = [rclpy.serialization.deserialize_message(data, UInt32).data
              for batch in batches for data in batch]
     assert taken == list(range(BURST)), 'every message once, oldest first'
@@ -122,20 +123,32 @@ def _tf(stamp_ns):
     return TFMessage(transforms=[transform])
 
 
-def test_a_tf_burst_is_stored_whole_and_its_cycle_sees_the_newest(graph):
+def _tf_burst(graph, configure=None):
+    """
+    Publish BURST stamped transforms to a subscribed TF input; return it once it took them all.
+
+    Returns (frames, stamps, seen): ``seen`` is the newest stamp in the buffer each time a cycle
+    could start.
+    """
     node, executor = graph
-    clocks = _Clocks(now_ns=200 * NS)
-    seen = []  # the newest stamp in the buffer each time a cycle could start
-    frames = Frames(_Problems(), clocks, lambda: seen.append(
+    seen = []
+    frames = Frames(_Problems(), _Clocks(now_ns=200 * NS), lambda: seen.append(
         frames.buffer.lookup('world', 'hand').stamp_ns))
+    if configure is not None:
+        configure(frames)
     frames.subscribe(node)
     publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
     _matched(node, executor, publisher)
     stamps = [100 * NS + k * NS // 100 for k in range(BURST)]
     for stamp in stamps:
         publisher.publish(_tf(stamp))
-    _spin_until(executor, lambda: frames.tf_messages >= BURST, 'the TF burst')
+    spin_until(executor, lambda: frames.tf_messages + frames.tf_dropped >= BURST, 'the burst')
     frames.close()
+    return frames, stamps, seen
+
+
+def test_a_tf_burst_is_stored_whole_and_its_cycle_sees_the_newest(graph):
+    frames, stamps, seen = _tf_burst(graph)
     assert frames.tf_messages == BURST
     assert len(seen) == frames.tf_callbacks < BURST
     assert seen[-1] == stamps[-1], 'the last cycle ran on the newest transform'
@@ -157,20 +170,10 @@ class _SlowClock:
 
 
 def test_an_overloaded_tf_input_keeps_the_newest_and_counts_what_it_drops(graph, monkeypatch):
-    node, executor = graph
-    seen = []
-    frames = Frames(_Problems(), _Clocks(now_ns=200 * NS), lambda: seen.append(
-        frames.buffer.lookup('world', 'hand').stamp_ns))
-    frames.configure(Config(rate_hz=1000.0))  # half a period: 0.5 ms, less than one decode
     monkeypatch.setattr(frames_module, 'time', _SlowClock())
-    frames.subscribe(node)
-    publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
-    _matched(node, executor, publisher)
-    stamps = [100 * NS + k * NS // 100 for k in range(BURST)]
-    for stamp in stamps:
-        publisher.publish(_tf(stamp))
-    _spin_until(executor, lambda: frames.tf_messages + frames.tf_dropped >= BURST, 'the burst')
-    frames.close()
+    # Half a period at 1 kHz is 0.5 ms, less than one (slow) decode.
+    frames, stamps, seen = _tf_burst(
+        graph, lambda frames: frames.configure(Config(rate_hz=1000.0)))
     assert frames.tf_messages == frames.tf_callbacks, 'one decode per callback in the budget'
     assert frames.tf_dropped == BURST - frames.tf_messages > 0
     assert seen[-1] == stamps[-1], 'the newest transform is never the one dropped'

@@ -20,7 +20,6 @@ minimum, ``~/safety`` and the speed scaling are published every cycle regardless
 """
 
 import math
-import time
 
 from gjk_ros.ros.compute.bodies import LINK, NameRegistry, OBSTACLE
 from gjk_ros.ros.outputs import publishers
@@ -34,8 +33,7 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import PointCloud2
 from std_msgs.msg import Float64, Header
-
-WAIT_S = 10.0
+from test_node_latest_wins import spin_until
 
 
 @pytest.fixture
@@ -51,13 +49,6 @@ def graph(rclpy_context):
         outputs.close()
         executor.shutdown(timeout_sec=1.0)
         node.destroy_node()
-
-
-def _spin_until(executor, done, what):
-    deadline = time.monotonic() + WAIT_S
-    while not done():
-        assert time.monotonic() < deadline, 'timed out waiting for ' + what
-        executor.spin_once(timeout_sec=0.05)
 
 
 def _records():
@@ -83,13 +74,13 @@ def test_clouds_are_packed_only_while_someone_listens(graph, monkeypatch):
     def publish():
         outputs.publish(records, numpy.zeros(2, bool), [], Header(frame_id='world'), names, {})
 
-    _spin_until(executor, lambda: outputs.min_distance.get_subscription_count(), 'a reader')
+    spin_until(executor, lambda: outputs.min_distance.get_subscription_count(), 'a reader')
     publish()
-    _spin_until(executor, lambda: minimums, 'the minimum')
+    spin_until(executor, lambda: minimums, 'the minimum')
     assert minimums == [pytest.approx(0.25)] and packed == []
     node.create_subscription(PointCloud2, '~/distances', clouds.append, OUTPUT_QOS)
-    _spin_until(executor, lambda: outputs.distances.get_subscription_count(), 'a cloud reader')
+    spin_until(executor, lambda: outputs.distances.get_subscription_count(), 'a cloud reader')
     publish()
-    _spin_until(executor, lambda: clouds, 'the cloud')
+    spin_until(executor, lambda: clouds, 'the cloud')
     assert len(packed) == 1 and clouds[0].width == 2
     assert minimums[-1] == pytest.approx(0.25) and not math.isinf(minimums[-1])
