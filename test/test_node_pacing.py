@@ -82,7 +82,7 @@ def test_the_long_run_rate_never_exceeds_rate_hz():
 
 def run_node_timeline(callback_times, lateness, rate_hz=RATE_HZ):
     """
-    Return (time, trigger) of each cycle of the node's pacing, its watchdog timer modelled.
+    The node's pacing with its watchdog timer modelled: cycle times and their triggers.
 
     ``callback_times`` are the ``/tf`` callbacks (one per burst: a callback takes every message
     already waiting); a transform that must wait re-arms the watchdog for ``until_token``
