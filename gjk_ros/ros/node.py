@@ -188,14 +188,14 @@ class DistanceNode(LifecycleNode):
     # -- when a cycle runs ---------------------------------------------------------------------
 
     def _on_transform(self):
-        pacer, now = self.cycle.pacer, time.monotonic()
+        pacer = self.cycle.pacer
         was_waiting = pacer.waiting
-        if pacer.try_start(now):
+        if pacer.try_start(time.monotonic()):
             self._run_cycle()
-        elif not was_waiting:
-            # It waits for a token: the watchdog ticks once when one has refilled, and that
-            # tick runs its cycle (pacing.py).
-            self.cycle.tick_in(pacer.until_token(now))
+        elif not was_waiting and self.cycle.watchdog is not None:
+            # It waits for a token: the watchdog's next tick, a period from now, has one and
+            # runs its cycle (pacing.py).
+            self.cycle.watchdog.reset()
 
     def _on_watchdog(self):
         """Keep outputs coming when no TF arrives (they say STALE then); steady clock."""

@@ -49,9 +49,6 @@ from std_msgs.msg import Header
 
 __all__ = ['Cycle']
 
-# A timer of period 0 would tick on every wait of the executor.
-_SHORTEST_TICK_NS = 100_000
-
 # Records whose bound the minimum takes (the others are unknown, hence contact, anyway).
 _ANSWERED = status_table([PairStatus.VALID, PairStatus.APPROXIMATE, PairStatus.BEYOND])
 
@@ -167,23 +164,8 @@ class Cycle:
 
     def _start_watchdog(self):
         # Steady clock: the watchdog must run whatever ROS time does (timekeeping.py).
-        self._early_tick = False
-        self.watchdog = self._node.create_timer(self.pacer.period, self._on_tick,
+        self.watchdog = self._node.create_timer(self.pacer.period, self._on_watchdog,
                                                 clock=self._steady_clock)
-
-    def tick_in(self, delay):
-        """Make the watchdog tick once ``delay`` seconds from now, then every period again."""
-        if self.watchdog is not None:
-            self.watchdog.timer_period_ns = max(int(delay * 1e9), _SHORTEST_TICK_NS)
-            self.watchdog.reset()
-            self._early_tick = True
-
-    def _on_tick(self):
-        if self._early_tick:
-            self._early_tick = False
-            self.watchdog.timer_period_ns = int(self.pacer.period * 1e9)
-            self.watchdog.reset()
-        self._on_watchdog()
 
     def _configure_ingestion(self, config):
         if config.ingest_limits() != self.ingestor.limits:

@@ -34,16 +34,12 @@ the tick by rounding, lost its cycle). When TF stops, outputs continue at most 2
 after the last one, plus the timer's lateness.
 
 A transform that finds the bucket empty (it came less than a period after the last cycle)
-*waits*: when it starts waiting, the node sets the watchdog to tick once when the next token has
-refilled (``until_token``, at most a period), and that tick runs its cycle; the tick after it
-is a period later again. So the output computed from a transform comes at most a period after it
-arrived, plus the timer's lateness, whatever the phase of the watchdog: a client that sends a
-transform and waits for an output stamped at or after it never waits for the watchdog's slack.
-Waiting for the token rather than for the next message matters because a ``/tf`` callback takes
-every message already waiting (``inputs/draining.py``): a stream delivered in bursts (a loaded
-machine wakes the node once for several messages) has no message left to arrive just after
-the refill, and waiting a whole period from the burst would lose most of a cycle each time. The
-tokens still cap the cycles at ``rate_hz``.
+*waits*: the node restarts the watchdog's period when it starts waiting, and the next tick, one
+period later, finds a token (one refills per period) and runs its cycle. So the output computed
+from a transform comes at most a period after it arrived, plus the timer's lateness, whatever
+the phase of the watchdog: a client that sends a transform and waits for an output stamped at or
+after it never waits for the watchdog's slack. A stream faster than ``rate_hz`` restarts the
+watchdog at most once per cycle, and the tokens still cap the cycles at ``rate_hz``.
 """
 
 __all__ = ['CyclePacer', 'WATCHDOG_SLACK']
@@ -127,11 +123,6 @@ class CyclePacer:
         due = self.waiting or self._last_arrival is None or \
             now - self._last_arrival >= WATCHDOG_SLACK * self.period
         return due and self._take_token(now)
-
-    def until_token(self, now):
-        """Return the seconds from ``now`` (monotonic) until a token is available; 0 if one is."""
-        self._refill(now)
-        return max(1.0 - self._tokens, 0.0) / self._rate_hz
 
     def _take_token(self, now):
         self._refill(now)
