@@ -345,8 +345,8 @@ def render_cloud(camera, seed=0):
     One pixel in ten drops out (NaN), as a depth camera's do.
     """
     from gjk_ros.demo.depth_camera import camera_pose, render
-    from gjk_ros.demo.scene import translation_matrix
-    shapes = [('box', translation_matrix(*centre), half) for centre, half in CAMERA_BOXES]
+    from gjk_ros.models.transforms import xyz_rpy_to_matrix
+    shapes = [('box', xyz_rpy_to_matrix(centre), half) for centre, half in CAMERA_BOXES]
     points = render(camera, camera_pose(camera), shapes)
     points[numpy.random.default_rng(seed).random(len(points)) < 0.1] = numpy.nan
     return points.astype(numpy.float32)

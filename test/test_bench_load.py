@@ -243,3 +243,12 @@ def test_a_late_publisher_restarts_its_schedule_instead_of_bursting():
 def test_node_bench_still_parses_its_arguments():
     options = node_bench.parse_args(['--rate-hz', '50'])
     assert (options.rate_hz, options.tf_rate_hz) == (50.0, 50.0)
+
+
+def test_the_camera_cloud_renders_with_the_models_transforms():
+    from bench.load_publishers import camera_of, render_cloud
+    camera = camera_of(0, 1)
+    points = render_cloud(camera)
+    assert points.dtype == numpy.float32 and points.shape[1] == 3
+    hits = numpy.isfinite(points).all(axis=1)
+    assert 0 < hits.sum() < len(points), 'boxes and floor seen, one pixel in ten dropped'
