@@ -157,10 +157,15 @@ class TfTemplate:
             message.transforms.append(transform)
         data = serialize_message(message)
         self._buffer = bytearray(data)
-        self._stamps = numpy.array([_find(data, numpy.int32(1_000_000 + i).tobytes())
-                                    for i in range(len(frames))])
-        self._poses = numpy.array([_find(data, numpy.float64(1e9 + i).tobytes())
-                                   for i in range(len(frames))])
+        # The transforms are serialized in order, each its stamp before its pose: search each
+        # marker after the last one found, so that one marker's bytes inside another field (a
+        # float's, with hundreds of frames) are never taken for it.
+        stamps, poses, start = [], [], 0
+        for index in range(len(frames)):
+            stamps.append(_find(data, numpy.int32(1_000_000 + index).tobytes(), start))
+            poses.append(_find(data, numpy.float64(1e9 + index).tobytes(), stamps[-1]))
+            start = poses[-1] + 56
+        self._stamps, self._poses = numpy.array(stamps), numpy.array(poses)
         # Translation then rotation: 7 consecutive float64 (CDR aligns each to 8 already).
         self._words = numpy.frombuffer(self._buffer, dtype=numpy.uint8)
 
@@ -190,12 +195,12 @@ class TfTemplate:
         return bytes(self._buffer)
 
 
-def _find(data, marker):
-    """Return the one offset of ``marker`` in ``data`` (ValueError when not exactly once)."""
-    first = data.find(marker)
-    if first < 0 or data.find(marker, first + 1) >= 0:
-        raise ValueError('template marker not found exactly once')
-    return first
+def _find(data, marker, start):
+    """Return the first offset of ``marker`` in ``data`` from ``start`` (ValueError if none)."""
+    found = data.find(marker, start)
+    if found < 0:
+        raise ValueError('template marker not found')
+    return found
 
 
 def stamped_bytes(message):

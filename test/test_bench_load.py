@@ -252,3 +252,17 @@ def test_the_camera_cloud_renders_with_the_models_transforms():
     assert points.dtype == numpy.float32 and points.shape[1] == 3
     hits = numpy.isfinite(points).all(axis=1)
     assert 0 < hits.sum() < len(points), 'boxes and floor seen, one pixel in ten dropped'
+
+
+def test_a_500_frame_tf_template_reads_back_every_stamp_and_pose():
+    # The overload row's message: a marker's bytes also occur inside other fields.
+    from bench.load_publishers import TfTemplate
+    from rclpy.serialization import deserialize_message
+    from tf2_msgs.msg import TFMessage
+    frames = [('world' if i == 0 else 'f%d' % i, 'f%d' % (i + 1)) for i in range(500)]
+    poses = numpy.random.default_rng(0).normal(size=(500, 7))
+    message = deserialize_message(TfTemplate(frames).fill(123_456_789_012, poses), TFMessage)
+    for transform, pose in zip(message.transforms, poses):
+        assert (transform.header.stamp.sec, transform.header.stamp.nanosec) == (123, 456_789_012)
+        t, q = transform.transform.translation, transform.transform.rotation
+        assert [t.x, t.y, t.z, q.x, q.y, q.z, q.w] == pose.tolist()
