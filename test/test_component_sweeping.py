@@ -37,7 +37,7 @@ def _engine():
 
 def _cycle(engine, swept, poses, active=ACTIVE):
     engine.update(poses, active)
-    return swept.update(engine, poses, active, numpy.inf, 1e-4, 0.05)
+    return swept.update(engine, poses, numpy.inf, 1e-4, 0.05)
 
 
 def test_the_first_cycle_has_no_interval():
@@ -82,4 +82,4 @@ def test_a_pair_not_measured_at_both_ends_and_a_new_engine_have_no_interval():
     rebuilt = _engine()
     lower, _ = _cycle(rebuilt, swept, _poses(0.0, 0.03))
     assert numpy.isnan(lower[0]), 'a rebuilt engine starts without an interval'
-    assert swept.update(None, _poses(0.0, 0.03), ACTIVE, numpy.inf, 1e-4, 0.05) is None
+    assert swept.update(None, _poses(0.0, 0.03), numpy.inf, 1e-4, 0.05) is None

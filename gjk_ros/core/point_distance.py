@@ -44,7 +44,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .triangles import _point_triangle_squared
+from .triangles import _point_triangle_squared, closest_on_triangle
 
 __all__ = ['PointDistanceShape']
 
@@ -473,8 +473,8 @@ def _hull_closest(x, y, z, triangles, spheres, planes):
     if not agree:
         best, chosen = _nearest_triangle(x, y, z, triangles, spheres, best, chosen, np.inf)
     tri = triangles[chosen]
-    cx, cy, cz = _closest_on_triangle(x, y, z, tri[0, 0], tri[0, 1], tri[0, 2], tri[1, 0],
-                                      tri[1, 1], tri[1, 2], tri[2, 0], tri[2, 1], tri[2, 2])
+    cx, cy, cz = closest_on_triangle(x, y, z, tri[0, 0], tri[0, 1], tri[0, 2], tri[1, 0],
+                                     tri[1, 1], tri[1, 2], tri[2, 0], tri[2, 1], tri[2, 2])
     nx, ny, nz = x - cx, y - cy, z - cz
     length = np.sqrt(nx * nx + ny * ny + nz * nz)
     # Below the rounding of the coordinates, x - c is noise, not a direction.
@@ -515,68 +515,6 @@ def _flat_normal(tri):
         nx, ny, nz = aby, -abx, 0.0
     length = np.sqrt(nx * nx + ny * ny + nz * nz)
     return nx / length, ny / length, nz / length
-
-
-@njit
-def _closest_on_triangle(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
-    """
-    Return the point of triangle abc nearest to p (Ericson, Real-Time Collision Detection 5.1.5).
-
-    The same regions and formulas as ``triangles._point_triangle_squared``, whose value is the
-    squared distance to this point.
-    """
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    acx, acy, acz = cx - ax, cy - ay, cz - az
-    nx, ny, nz = aby * acz - abz * acy, abz * acx - abx * acz, abx * acy - aby * acx
-    if nx * nx + ny * ny + nz * nz == 0.0:  # no area: the nearest of its three edges
-        best = _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz)
-        for other in (_closest_on_segment(px, py, pz, bx, by, bz, cx, cy, cz),
-                      _closest_on_segment(px, py, pz, cx, cy, cz, ax, ay, az)):
-            if _squared(px, py, pz, other) < _squared(px, py, pz, best):
-                best = other
-        return best
-    apx, apy, apz = px - ax, py - ay, pz - az
-    d1, d2 = abx * apx + aby * apy + abz * apz, acx * apx + acy * apy + acz * apz
-    if d1 <= 0.0 and d2 <= 0.0:  # vertex a
-        return ax, ay, az
-    bpx, bpy, bpz = px - bx, py - by, pz - bz
-    d3, d4 = abx * bpx + aby * bpy + abz * bpz, acx * bpx + acy * bpy + acz * bpz
-    if d3 >= 0.0 and d4 <= d3:  # vertex b
-        return bx, by, bz
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:  # edge ab
-        v = d1 / (d1 - d3)
-        return ax + v * abx, ay + v * aby, az + v * abz
-    cpx, cpy, cpz = px - cx, py - cy, pz - cz
-    d5, d6 = abx * cpx + aby * cpy + abz * cpz, acx * cpx + acy * cpy + acz * cpz
-    if d6 >= 0.0 and d5 <= d6:  # vertex c
-        return cx, cy, cz
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:  # edge ac
-        w = d2 / (d2 - d6)
-        return ax + w * acx, ay + w * acy, az + w * acz
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:  # edge bc
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
-        return bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz)
-    scale = 1.0 / (va + vb + vc)  # inside the face
-    v, w = vb * scale, vc * scale
-    return ax + v * abx + w * acx, ay + v * aby + w * acy, az + v * abz + w * acz
-
-
-@njit
-def _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz):
-    abx, aby, abz = bx - ax, by - ay, bz - az
-    length = abx * abx + aby * aby + abz * abz
-    t = 0.0
-    if length > 0.0:
-        t = min(max(((px - ax) * abx + (py - ay) * aby + (pz - az) * abz) / length, 0.0), 1.0)
-    return ax + t * abx, ay + t * aby, az + t * abz
-
-
-@njit
-def _squared(px, py, pz, q):
-    return (px - q[0]) ** 2 + (py - q[1]) ** 2 + (pz - q[2]) ** 2
 
 
 @njit

@@ -222,7 +222,7 @@ class Cycle:
         started = time.perf_counter()
         tracker = layout.tracker
         records = tracker.compute(poses, inputs, config.max_distance)
-        self._sweep(records, poses, inputs)
+        self._sweep(records, poses)
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
@@ -244,15 +244,13 @@ class Cycle:
                                      lambda: self._piece_views(poses, inputs))
         return records
 
-    def _sweep(self, records, poses, inputs):
+    def _sweep(self, records, poses):
         """Each record's swept bound over the motion since the last cycle (sweeping.py)."""
         config, engine = self.config, self.layout.tracker.engine
         if not config.swept_distances or engine is None:
             self.sweeping.reset()
             return
-        pairs = engine.piece_pairs
-        measured = (inputs[pairs[:, 0]] == InputState.OK) & (inputs[pairs[:, 1]] == InputState.OK)
-        lower, fraction = self.sweeping.update(engine, poses, measured, config.max_distance,
+        lower, fraction = self.sweeping.update(engine, poses, config.max_distance,
                                                config.swept_tolerance,
                                                config.swept_relative_tolerance)
         answered = _ANSWERED[records['status']]

@@ -109,11 +109,10 @@ class Layout:
         return True
 
     def _rebuild(self, world, config):
-        locations, shapes, unsigned = {}, {}, {}
-        links = self._bodies_in_scope(world, LINK, config.link_in_scope, locations, shapes,
-                                      unsigned)
+        locations, by_uid = {}, {}
+        links = self._bodies_in_scope(world, LINK, config.link_in_scope, locations, by_uid)
         obstacles = self._bodies_in_scope(world, OBSTACLE, config.obstacle_in_scope,
-                                          locations, shapes, unsigned)
+                                          locations, by_uid)
         world.names.keep_only(LINK, {name for name, *_ in links})
         world.names.keep_only(OBSTACLE, {name for name, *_ in obstacles})
         self_pairs = self._self_pairs(world, config, links)
@@ -128,13 +127,13 @@ class Layout:
                               config.obstacle_padding_of)
         self.self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self.locations = [locations[uid] for uid in layout.piece_uids]
-        self.shapes = [shapes[uid] for uid in layout.piece_uids]
+        self.shapes = [by_uid[uid].shape for uid in layout.piece_uids]
         # A decomposed piece's parts share its key: their marker ids add the part index.
         self.marker_ids = [_stable_id(loc.key, _part_of(uid))
                            for uid, loc in zip(layout.piece_uids, self.locations)]
         layout = self._point_pairs(world, layout)
         self.tracker.rebuild(layout, self.shapes, self._measure_function(world),
-                             unsigned=[unsigned[uid] for uid in layout.piece_uids])
+                             unsigned=[by_uid[uid].unsigned for uid in layout.piece_uids])
         self.link_ids = [body_id for _, body_id, _, _ in links]
         # Judged when asked (diagnostics, once a second), not on every rebuild.
         self._unmatched = None
@@ -199,7 +198,7 @@ class Layout:
                 _marker_namespaces(world))
         return self._unmatched or []
 
-    def _bodies_in_scope(self, world, kind, in_scope, locations, shapes, unsigned):
+    def _bodies_in_scope(self, world, kind, in_scope, locations, by_uid):
         bodies = []
         for name in world.bodies.names(kind):
             if not in_scope(name):
@@ -210,8 +209,7 @@ class Layout:
             for key, tracked in world.bodies.keyed_pieces(kind, name):
                 for part in self._layout_pieces(tracked, scale):
                     locations[part.uid] = PieceLocation(kind, name, key)
-                    shapes[part.uid] = part.piece.shape
-                    unsigned[part.uid] = part.piece.unsigned
+                    by_uid[part.uid] = part.piece
                     pieces.append(part)
             bodies.append((name, body_id, pieces, _body_state(world.bodies, kind, name)))
         return bodies

@@ -56,18 +56,17 @@ class SweptRecords:
         """Forget the last cycle: the next one has no interval."""
         self._engine = self._swept = self._last = None
 
-    def update(self, engine, poses, active, max_distance, tolerance, relative_tolerance):
+    def update(self, engine, poses, max_distance, tolerance, relative_tolerance):
         """
         Bracket each body pair's minimum over the motion since the last call.
 
         Parameters
         ----------
         engine : gjk_ros.core.bodypairs.BodyPairs or None
-            The tracker's engine, just updated with ``poses`` and ``active``.
+            The tracker's engine, just updated with ``poses``: the piece pairs it was asked to
+            measure are those not INACTIVE.
         poses : (P, 4, 4) float
             This cycle's piece poses.
-        active : (m,) bool
-            The engine's piece pairs measured this cycle.
         max_distance : float
             As the tracker's: a pair whose spheres stay this far apart sweeps to nothing.
         tolerance, relative_tolerance : float
@@ -87,9 +86,9 @@ class SweptRecords:
             self._engine, self._last = engine, None
             self._swept = SweptPairs.from_engine(engine, numpy.arange(len(engine.pieces)))
         end = pair_rows(engine.pair_set)
-        active = numpy.asarray(active, dtype=bool)
+        active = end.status != Status.INACTIVE
         last = self._last
-        self._last = (numpy.array(poses, dtype=numpy.float64), end, active.copy())
+        self._last = (numpy.array(poses, dtype=numpy.float64), end, active)
         count = engine.num_body_pairs
         if last is None:
             return numpy.full(count, numpy.nan), numpy.full(count, numpy.nan)

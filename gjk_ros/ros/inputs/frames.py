@@ -90,6 +90,7 @@ class Frames:
         self._timeout_ns = 0
         self._node = None
         self._subscriptions = ()
+        self._tf = None  # the /tf subscription, drained by on_tf
         self.tf_messages = 0   # /tf messages stored
         self.tf_dropped = 0    # /tf messages left undecoded: the node was overloaded
         self.tf_callbacks = 0  # /tf callbacks: each may start one cycle
@@ -98,14 +99,13 @@ class Frames:
     def subscribe(self, node):
         """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
         self._node = node
-        self._subscriptions = (
-            node.create_subscription(TFMessage, '/tf', self.on_tf, TF_QOS, raw=True),
-            node.create_subscription(TFMessage, '/tf_static', self.on_tf_static,
-                                     TF_STATIC_QOS, raw=True))
+        self._tf = node.create_subscription(TFMessage, '/tf', self.on_tf, TF_QOS, raw=True)
+        self._subscriptions = (self._tf, node.create_subscription(
+            TFMessage, '/tf_static', self.on_tf_static, TF_STATIC_QOS, raw=True))
 
     def close(self):
         """Destroy the TF subscriptions (cleanup, shutdown)."""
-        subscriptions, self._subscriptions = self._subscriptions, ()
+        subscriptions, self._subscriptions, self._tf = self._subscriptions, (), None
         for subscription in subscriptions:
             try:
                 self._node.destroy_subscription(subscription)
@@ -130,8 +130,8 @@ class Frames:
         order it arrived, as tf2 would have stored it.
         """
         waiting = [data]
-        if self._subscriptions:
-            waiting += take_waiting(self._subscriptions[0], TF_QOS.depth)
+        if self._tf is not None:
+            waiting += take_waiting(self._tf, TF_QOS.depth)
         deadline = time.perf_counter() + self._drain_budget
         decoded = []  # newest first
         for index in reversed(range(len(waiting))):
