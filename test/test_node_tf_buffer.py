@@ -12,11 +12,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The node's TF buffer against tf2's semantics, and its raw /tf decoder against rclpy's."""
+"""The node's TF buffer against tf2's semantics (the raw /tf decoder: test_tf_messages.py)."""
 
 import math
 
-from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, MAX_COORDINATE, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_buffer import MAX_COORDINATE, TfBuffer, TfStatus
 from hypothesis import given, settings, strategies
 import numpy
 import pytest
@@ -191,48 +191,3 @@ def test_insertion_order_does_not_matter(samples, order):
         assert one.status == two.status
         if one.matrix is not None:
             assert numpy.array_equal(one.matrix, two.matrix)
-
-
-def test_decoder_matches_rclpy():
-    serialization = pytest.importorskip('rclpy.serialization')
-    tf2_msgs = pytest.importorskip('tf2_msgs.msg')
-    geometry_msgs = pytest.importorskip('geometry_msgs.msg')
-    rng = numpy.random.default_rng(3)
-    for size in (0, 1, 2, 7):
-        message = tf2_msgs.TFMessage()
-        for index in range(size):
-            transform = geometry_msgs.TransformStamped()
-            transform.header.frame_id = 'p' * (index + 1)
-            transform.child_frame_id = 'child_%d' % index
-            transform.header.stamp.sec, transform.header.stamp.nanosec = 1700000000, index
-            t, q = transform.transform.translation, transform.transform.rotation
-            t.x, t.y, t.z, q.x, q.y, q.z, q.w = (float(v) for v in rng.normal(size=7))
-            message.transforms.append(transform)
-        data = serialization.serialize_message(message)
-        decoded = decode_tf_message(data)
-        assert [(p, c) for p, c, _, _ in decoded] == \
-            [(t.header.frame_id, t.child_frame_id) for t in message.transforms]
-        for (_, _, stamp, numbers), transform in zip(decoded, message.transforms):
-            assert stamp == 1700000000 * S + transform.header.stamp.nanosec
-            t, q = transform.transform.translation, transform.transform.rotation
-            assert numbers == (t.x, t.y, t.z, q.x, q.y, q.z, q.w)
-        for cut in range(4, len(data) - 1, 7):
-            try:
-                decode_tf_message(data[:cut])  # truncated: a clear error or a prefix
-            except ValueError:
-                pass
-
-
-@settings(max_examples=200)
-@given(strategies.binary(max_size=400))
-def test_decoder_never_crashes_on_garbage(data):
-    try:
-        entries = decode_tf_message(b'\x00\x01\x00\x00' + data)
-    except ValueError:
-        return
-    assert len(entries) * 80 <= len(data) + 80
-
-
-def test_decoder_refuses_a_lying_sequence_length():
-    with pytest.raises(ValueError, match='sequence'):
-        decode_tf_message(b'\x00\x01\x00\x00' + (10**9).to_bytes(4, 'little'))

@@ -31,7 +31,8 @@ import time
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
 from gjk_ros.ros.compute.pairs import InputState
 from gjk_ros.ros.inputs.draining import take_waiting
-from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_buffer import TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_messages import TfDecoder, warm_up
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
 import numpy
@@ -95,6 +96,7 @@ class Frames:
         self.tf_dropped = 0    # /tf messages left undecoded: the node was overloaded
         self.tf_callbacks = 0  # /tf callbacks: each may start one cycle
         self._drain_budget = math.inf  # until configure gives the rate
+        self._decoders = {'/tf': TfDecoder(), '/tf_static': TfDecoder()}
 
     def subscribe(self, node):
         """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
@@ -117,6 +119,7 @@ class Frames:
         self.fixed_frame = config.fixed_frame
         self._timeout_ns = int(config.tf_timeout * 1e9)
         self._drain_budget = DRAIN_SHARE / config.rate_hz
+        warm_up()  # the decoder's kernel, compiled or loaded before the first message
 
     def on_tf(self, data):
         """
@@ -159,7 +162,7 @@ class Frames:
     def _decode(self, data, topic):
         """Return a raw TFMessage's transforms, or None (malformed: logged)."""
         try:
-            entries = decode_tf_message(data)
+            entries = self._decoders[topic].decode(data)
         except ValueError as error:
             self._problems.report(('input', topic, 'decode'),
                                   'malformed %s message ignored: %s' % (topic, error))
@@ -183,7 +186,8 @@ class Frames:
             if self._problems.report(key, "%s: transform '%s' -> '%s' ignored: %s"
                                      % (topic, key.parent, key.child, why), level='warning'):
                 self._refused.add(key)
-        stored = {(parent.lstrip('/'), child.lstrip('/')) for parent, child, _, _ in entries}
+        stored = {(parent.lstrip('/'), child.lstrip('/'))
+                  for parent, child in zip(entries.parents, entries.children)}
         for key in [key for key in self._refused
                     if key.topic == topic and key not in current and
                     (key.parent.lstrip('/'), key.child.lstrip('/')) in stored]:
