@@ -14,8 +14,10 @@
 
 """The node's TF buffer against tf2's semantics (the raw /tf decoder: test_tf_messages.py)."""
 
+import bisect
 import math
 
+from gjk_ros.ros.inputs import tf_buffer
 from gjk_ros.ros.inputs.tf_buffer import MAX_COORDINATE, TfBuffer, TfStatus
 from hypothesis import given, settings, strategies
 import numpy
@@ -86,7 +88,9 @@ def test_history_is_bounded_and_old_data_dropped():
     assert buffer.lookup('world', 'a', 8 * S).status == TfStatus.EXTRAPOLATION
     assert buffer.lookup('world', 'a', 8 * S).past
     assert buffer.insert('world', 'a', 5 * S, IDENTITY, False) == 'old'
-    assert len(buffer._edges['a'].stamps) <= 102
+    edge = buffer._edges['a']
+    assert len(edge.stamps) - edge.first <= 102, 'pruned samples are gone for lookups'
+    assert len(edge.stamps) <= 2 * 102, 'and deleted once they are half the lists'
 
 
 def test_extrapolation_into_the_future_is_not_past():
@@ -189,5 +193,42 @@ def test_insertion_order_does_not_matter(samples, order):
         one = first.lookup('world', 'a', stamp * S // 10 or 1)
         two = second.lookup('world', 'a', stamp * S // 10 or 1)
         assert one.status == two.status
+        if one.matrix is not None:
+            assert numpy.array_equal(one.matrix, two.matrix)
+
+
+def _eager_prune(edge, limit):
+    """Prune as tf2 does, deleting at once (the reference for the bulk deletion)."""
+    cut = bisect.bisect_left(edge.stamps, limit, edge.first)
+    del edge.stamps[:cut], edge.parents[:cut], edge.samples[:cut], edge.reasons[:cut]
+    edge.first = 0
+    edge._matrices = {}
+    edge.earlier = {stamp: seen for stamp, seen in edge.earlier.items() if stamp >= limit}
+
+
+@settings(max_examples=100, deadline=None)
+@given(strategies.lists(strategies.tuples(strategies.integers(0, 400),
+                                          strategies.sampled_from(['world', 'base']),
+                                          strategies.floats(-1.0, 1.0)), max_size=120),
+       strategies.lists(strategies.integers(0, 420), min_size=1, max_size=20))
+def test_bulk_pruning_answers_as_eager_pruning(inserts, times):
+    def run():
+        buffer = TfBuffer(cache_time_s=0.5)
+        for stamp, parent, x in inserts:
+            buffer.insert(parent, 'a', stamp * S // 100, values((x, 0, 0), (0, 0, x)), False)
+        return [buffer.lookup('world', 'a', time * S // 100) for time in times] + \
+            [buffer.lookup('world', 'a')]
+
+    lazy = run()
+    original = tf_buffer._Edge._prune
+    tf_buffer._Edge._prune = _eager_prune
+    try:
+        eager = run()
+    finally:
+        tf_buffer._Edge._prune = original
+    for one, two in zip(lazy, eager):
+        assert (one.status, one.stamp_ns, one.reason, one.past) == \
+            (two.status, two.stamp_ns, two.reason, two.past)
+        assert (one.matrix is None) == (two.matrix is None)
         if one.matrix is not None:
             assert numpy.array_equal(one.matrix, two.matrix)

@@ -239,7 +239,8 @@ def _identity(parent, sample, reason):
 class _Edge:
     """The history of one child frame: its samples, each with its parent (tf2's caches)."""
 
-    __slots__ = ('static', 'stamps', 'parents', 'samples', 'reasons', 'earlier', '_matrices')
+    __slots__ = ('static', 'stamps', 'parents', 'samples', 'reasons', 'first', 'earlier',
+                 '_matrices')
 
     def __init__(self, static):
         self.static = static
@@ -247,6 +248,7 @@ class _Edge:
         self.parents = []       # the parent each sample names
         self.samples = []       # values with a unit quaternion, or None if invalid
         self.reasons = []       # why a sample is invalid ('' when valid)
+        self.first = 0          # samples before this index are pruned (deleted in bulk later)
         self.earlier = {}       # stamp -> identities of the valid samples accepted there
         self._matrices = {}     # index of a sample -> its matrix
 
@@ -261,10 +263,11 @@ class _Edge:
         if self.static:
             self.stamps, self.parents, self.samples, self.reasons = \
                 [stamp], [parent], [sample], [reason]
+            self.first = 0
             return 'stored'
         if stamps:
             limit = stamps[-1] - cache_ns
-            if stamps[0] < limit:
+            if stamps[self.first] < limit:
                 self._prune(limit)  # before inserting, as TimeCache::insertData
             if stamp < limit:
                 return 'old'
@@ -275,7 +278,7 @@ class _Edge:
             self.samples.append(sample)
             self.reasons.append(reason)
             return 'stored'
-        index = bisect.bisect_left(stamps, stamp)
+        index = bisect.bisect_left(stamps, stamp, self.first)
         if stamps[index] == stamp:
             return self._replace(index, parent, sample, reason)
         stamps.insert(index, stamp)
@@ -283,6 +286,19 @@ class _Edge:
         self.samples.insert(index, sample)
         self.reasons.insert(index, reason)
         return 'stored'
+
+    def append_newer(self, stamp, parent, sample, cache_ns):
+        """``insert`` of a valid sample newer than every stored one, on a dynamic edge."""
+        if self._matrices:
+            self._matrices = {}
+        stamps = self.stamps
+        limit = stamps[-1] - cache_ns
+        if stamps[self.first] < limit:
+            self._prune(limit)  # before inserting, as TimeCache::insertData
+        stamps.append(stamp)
+        self.parents.append(parent)
+        self.samples.append(sample)
+        self.reasons.append('')
 
     def _replace(self, index, parent, sample, reason):
         """
@@ -313,8 +329,14 @@ class _Edge:
         return 'replaced'
 
     def _prune(self, limit):
-        cut = bisect.bisect_left(self.stamps, limit)
-        del self.stamps[:cut], self.parents[:cut], self.samples[:cut], self.reasons[:cut]
+        # Samples before ``first`` are gone for every lookup; deleting them from the lists
+        # costs the whole history, so it is done once half the lists are pruned (amortised
+        # O(1) per sample: at 1 kHz a 10 s history is 10,000 samples per frame).
+        cut = self.first = bisect.bisect_left(self.stamps, limit, self.first)
+        if cut > len(self.stamps) // 2:
+            del self.stamps[:cut], self.parents[:cut], self.samples[:cut], self.reasons[:cut]
+            self.first = 0
+            self._matrices = {}
         if self.earlier:
             self.earlier = {stamp: seen for stamp, seen in self.earlier.items()
                             if stamp >= limit}
@@ -336,11 +358,11 @@ class _Edge:
         stamps = self.stamps
         if self.static or stamp == 0 or stamp == stamps[-1]:
             return self._sample(len(stamps) - 1)
-        index = bisect.bisect_left(stamps, stamp)
+        index = bisect.bisect_left(stamps, stamp, self.first)
         if index < len(stamps) and stamps[index] == stamp:
             return self._sample(index)
-        if index == 0 or index == len(stamps):
-            return None, None, _NO_DATA, index == 0
+        if index == self.first or index == len(stamps):
+            return None, None, _NO_DATA, index == self.first
         older = index - 1
         parent = self.parents[older]
         if self.parents[index] != parent:
@@ -442,9 +464,17 @@ class TfBuffer:
         samples, reasons = check_batch(batch.values)
         stamps = batch.stamps
         stamp_ok = ((stamps >= 0) & (stamps <= MAX_STAMP_NS)).tolist()
-        insert, refused = self._insert, []
+        insert, refused, edges, cache_ns = self._insert, [], self._edges, self._cache_ns
         for parent, child, stamp, good, sample, reason in zip(
                 batch.parents, batch.children, stamps.tolist(), stamp_ok, samples, reasons):
+            edge = edges.get(child)
+            # The usual case, inlined (Edge.insert's append): a valid sample newer than its
+            # known dynamic edge's history, under a parent name that needs no cleaning.
+            if good and edge is not None and not static and not edge.static and \
+                    sample is not None and parent and parent[0] != '/' and parent != child \
+                    and stamp > edge.stamps[-1]:
+                edge.append_newer(stamp, parent, sample, cache_ns)
+                continue
             if good:
                 outcome = insert(parent, child, stamp, sample, reason, static)
             else:
