@@ -54,6 +54,7 @@ import xml.etree.ElementTree as ElementTree
 
 from bench import live_node
 from bench.load_publishers import camera_name, camera_topic, robot_description
+from gjk_ros.ros.qos import cloud_publisher_environment
 import numpy
 
 RESULTS_NAME = 'load_bench'
@@ -161,6 +162,7 @@ class Options:
     steady_timeout: float = 20.0
     startup_timeout: float = 180.0
     camera_qos: str = 'reliable'
+    camera_transport: str = 'shm'
 
 
 def parse_args(argv=None):
@@ -178,6 +180,10 @@ def parse_args(argv=None):
     parser.add_argument('--camera-qos', choices=('reliable', 'sensor_data'), default='reliable',
                         help='QoS of the cameras and of their observation sources (default '
                              'reliable on both ends)')
+    parser.add_argument('--camera-transport', choices=('shm', 'default'), default='shm',
+                        help="the cameras' Fast DDS transport: shm, docs/transport.md's "
+                             "profile (a 32 MiB shared-memory segment); default, Fast DDS's "
+                             'own (default shm)')
     parser.add_argument('--startup-timeout', type=float, default=180.0,
                         help='seconds to wait for the node to list every body')
     parser.add_argument('--results-dir', default=live_node.RESULTS_DIR)
@@ -186,7 +192,8 @@ def parse_args(argv=None):
     if any(value is not None and value <= 0.0 for value in (args.duration, args.warmup)):
         parser.error('--duration and --warmup must be positive')
     options = Options(steady_timeout=10.0 if args.quick else 20.0,
-                      startup_timeout=args.startup_timeout, camera_qos=args.camera_qos)
+                      startup_timeout=args.startup_timeout, camera_qos=args.camera_qos,
+                      camera_transport=args.camera_transport)
     options.duration = args.duration or (5.0 if args.quick else 15.0)
     options.warmup = args.warmup or (2.0 if args.quick else 5.0)
     rows = [row for row in ROWS if row.key in args.rows]
@@ -331,12 +338,16 @@ def start_publishers(row, options, children, work_dir):
     children.start('arm', [sys.executable, '-m', 'bench.load_publishers', 'arm', '--rate-hz',
                            str(row.tf_rate_hz), '--frames', str(row.frames), '--obstacles',
                            str(row.obstacles), '--stamp-log', logs['arm']])
+    environment = []
+    if row.cameras and options.camera_transport == 'shm':
+        environment = ['env'] + ['%s=%s' % item for item in
+                                 cloud_publisher_environment(work_dir).items()]
     for index in range(row.cameras):
         name = camera_name(index)
         logs[name] = os.path.join(work_dir, f'{name}_stamps.txt')
-        children.start(name, [sys.executable, '-m', 'bench.load_publishers', 'camera',
-                              '--index', str(index), '--count', str(row.cameras),
-                              '--qos', options.camera_qos, '--stamp-log', logs[name]])
+        children.start(name, environment + [
+            sys.executable, '-m', 'bench.load_publishers', 'camera', '--index', str(index),
+            '--count', str(row.cameras), '--qos', options.camera_qos, '--stamp-log', logs[name]])
     return logs
 
 
@@ -629,7 +640,8 @@ def row_section(row, figures, raw):
              f'arm /tf at {row.tf_rate_hz:g} Hz ('
              f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
              f'{row.obstacles} obstacle markers; {row.cameras} camera(s) 640x480 at 30 Hz '
-             f"({raw.get('camera_qos', 'reliable')}). Robot: {raw['robot']}. "
+             f"({raw.get('camera_qos', 'reliable')}, transport "
+             f"{raw.get('camera_transport', 'default')}). Robot: {raw['robot']}. "
              f"{steady_text(raw)} Window {raw['wall_s']:.1f} s.", '',
              '| figure | value | unit |', '| --- | --- | --- |']
     for metric, label, unit, _ in METRICS:
@@ -663,6 +675,8 @@ def command_line(rows, options):
     parts.append(f'--duration {options.duration:g} --warmup {options.warmup:g}')
     if options.camera_qos != 'reliable':
         parts.append(f'--camera-qos {options.camera_qos}')
+    if options.camera_transport != 'shm':
+        parts.append(f'--camera-transport {options.camera_transport}')
     return ' '.join(parts)
 
 
@@ -744,6 +758,7 @@ def run(rows, options, progress=print):
         with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
             raw = measure(row, options, work_dir)
         raw['camera_qos'] = options.camera_qos
+        raw['camera_transport'] = options.camera_transport
         figures = summarise(row, raw)
         print_row(row, figures)
         done.results.append((row, figures, raw))
