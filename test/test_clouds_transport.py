@@ -17,6 +17,7 @@
 import xml.etree.ElementTree as ElementTree
 
 from gjk_ros.ros.qos import cloud_publisher_environment, SHM_SEGMENT_BYTES
+import pytest
 
 NS = {'fastdds': 'http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles'}
 CLOUD_BYTES = 640 * 480 * 12  # the demo's and the load bench's cloud: x, y, z float32
@@ -46,3 +47,20 @@ def test_a_profile_the_user_named_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv('FASTRTPS_DEFAULT_PROFILES_FILE', '/etc/my_robot/fastdds.xml')
     assert cloud_publisher_environment(str(tmp_path)) == {}
     assert not list(tmp_path.iterdir())
+
+
+def test_the_transport_table_counts_what_arrived_and_the_sequence_gaps():
+    numpy = pytest.importorskip('numpy')
+    load_bench = pytest.importorskip('bench.load_bench')
+    ms = 1_000_000
+    published = numpy.arange(10, dtype=numpy.int64) * 33 * ms
+    # Clouds 2 and 5 lost on the way; the one published at 9 is outside the window.
+    received = numpy.array([[stamp + 4 * ms, stamp, index + 100]
+                            for index, stamp in enumerate(published) if index not in (2, 5)],
+                           dtype=numpy.int64)
+    figures = load_bench.transport_figures(published, received, (0, 9 * 33 * ms))
+    assert (figures['published'], figures['arrived'], figures['sequence_gaps']) == (9, 7, 2)
+    assert figures['latency_p99_ms'] == pytest.approx(4.0)
+    empty = load_bench.transport_figures(published, numpy.zeros((0, 3), numpy.int64),
+                                         (0, 9 * 33 * ms))
+    assert (empty['arrived'], empty['sequence_gaps']) == (0, 0)
