@@ -54,6 +54,7 @@ import xml.etree.ElementTree as ElementTree
 
 from bench import live_node
 from bench.load_publishers import camera_name, camera_topic, robot_description
+from gjk_ros.ros.qos import cloud_publisher_environment
 import numpy
 
 RESULTS_NAME = 'load_bench'
@@ -161,6 +162,8 @@ class Options:
     steady_timeout: float = 20.0
     startup_timeout: float = 180.0
     camera_qos: str = 'reliable'
+    camera_transport: str = 'shm'
+    transport: bool = False
 
 
 def parse_args(argv=None):
@@ -178,6 +181,13 @@ def parse_args(argv=None):
     parser.add_argument('--camera-qos', choices=('reliable', 'sensor_data'), default='reliable',
                         help='QoS of the cameras and of their observation sources (default '
                              'reliable on both ends)')
+    parser.add_argument('--camera-transport', choices=('shm', 'default'), default='shm',
+                        help="the cameras' Fast DDS transport: shm, docs/transport.md's "
+                             "profile (a 32 MiB shared-memory segment); default, Fast DDS's "
+                             'own (default shm)')
+    parser.add_argument('--transport', action='store_true',
+                        help='measure the transport table instead (one camera to a raw '
+                             'subscriber per transport and QoS: docs/transport.md)')
     parser.add_argument('--startup-timeout', type=float, default=180.0,
                         help='seconds to wait for the node to list every body')
     parser.add_argument('--results-dir', default=live_node.RESULTS_DIR)
@@ -186,9 +196,11 @@ def parse_args(argv=None):
     if any(value is not None and value <= 0.0 for value in (args.duration, args.warmup)):
         parser.error('--duration and --warmup must be positive')
     options = Options(steady_timeout=10.0 if args.quick else 20.0,
-                      startup_timeout=args.startup_timeout, camera_qos=args.camera_qos)
+                      startup_timeout=args.startup_timeout, camera_qos=args.camera_qos,
+                      camera_transport=args.camera_transport)
     options.duration = args.duration or (5.0 if args.quick else 15.0)
     options.warmup = args.warmup or (2.0 if args.quick else 5.0)
+    options.transport = args.transport
     rows = [row for row in ROWS if row.key in args.rows]
     return rows, options, args.results_dir, args.domain_id
 
@@ -331,12 +343,16 @@ def start_publishers(row, options, children, work_dir):
     children.start('arm', [sys.executable, '-m', 'bench.load_publishers', 'arm', '--rate-hz',
                            str(row.tf_rate_hz), '--frames', str(row.frames), '--obstacles',
                            str(row.obstacles), '--stamp-log', logs['arm']])
+    environment = []
+    if row.cameras and options.camera_transport == 'shm':
+        environment = ['env'] + ['%s=%s' % item for item in
+                                 cloud_publisher_environment(work_dir).items()]
     for index in range(row.cameras):
         name = camera_name(index)
         logs[name] = os.path.join(work_dir, f'{name}_stamps.txt')
-        children.start(name, [sys.executable, '-m', 'bench.load_publishers', 'camera',
-                              '--index', str(index), '--count', str(row.cameras),
-                              '--qos', options.camera_qos, '--stamp-log', logs[name]])
+        children.start(name, environment + [
+            sys.executable, '-m', 'bench.load_publishers', 'camera', '--index', str(index),
+            '--count', str(row.cameras), '--qos', options.camera_qos, '--stamp-log', logs[name]])
     return logs
 
 
@@ -629,7 +645,8 @@ def row_section(row, figures, raw):
              f'arm /tf at {row.tf_rate_hz:g} Hz ('
              f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
              f'{row.obstacles} obstacle markers; {row.cameras} camera(s) 640x480 at 30 Hz '
-             f"({raw.get('camera_qos', 'reliable')}). Robot: {raw['robot']}. "
+             f"({raw.get('camera_qos', 'reliable')}, transport "
+             f"{raw.get('camera_transport', 'default')}). Robot: {raw['robot']}. "
              f"{steady_text(raw)} Window {raw['wall_s']:.1f} s.", '',
              '| figure | value | unit |', '| --- | --- | --- |']
     for metric, label, unit, _ in METRICS:
@@ -663,6 +680,8 @@ def command_line(rows, options):
     parts.append(f'--duration {options.duration:g} --warmup {options.warmup:g}')
     if options.camera_qos != 'reliable':
         parts.append(f'--camera-qos {options.camera_qos}')
+    if options.camera_transport != 'shm':
+        parts.append(f'--camera-transport {options.camera_transport}')
     return ' '.join(parts)
 
 
@@ -744,6 +763,7 @@ def run(rows, options, progress=print):
         with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
             raw = measure(row, options, work_dir)
         raw['camera_qos'] = options.camera_qos
+        raw['camera_transport'] = options.camera_transport
         figures = summarise(row, raw)
         print_row(row, figures)
         done.results.append((row, figures, raw))
@@ -751,11 +771,112 @@ def run(rows, options, progress=print):
     return done
 
 
+# -- the transport table ----------------------------------------------------------------------
+
+# (label, the camera's environment, the subscriber's environment): Fast DDS's own transports;
+# the cloud publisher profile (qos.cloud_publisher_environment); UDPv4 alone on both ends, what
+# a subscriber on another machine gets (here over loopback, where nothing is lost on a wire).
+TRANSPORTS = (('default', False, ()), ('shm', True, ()),
+              ('udp', False, ('FASTDDS_BUILTIN_TRANSPORTS=UDPv4',)))
+
+
+# How long the subscriber keeps listening after the window (clouds published inside it that are
+# still on their way count as arrived).
+TRANSPORT_GRACE_S = 1.0
+
+
+def transport_figures(published, received, window):
+    """Return the figures of one transport: clouds that arrived, sequence gaps, latency."""
+    start, end = window
+    published = published[(published >= start) & (published < end)]
+    inside = received[(received[:, 1] >= start) & (received[:, 1] < end)] if len(received) \
+        else numpy.zeros((0, 3), dtype=numpy.int64)
+    sequence = inside[:, 2]
+    latency = (inside[:, 0] - inside[:, 1]) / 1e6
+    p50, p99, most = _quantiles(latency)
+    return {'published': len(published), 'arrived': len(inside),
+            'arrived_pct': 100.0 * len(inside) / max(len(published), 1),
+            'sequence_gaps': int(sequence.max() - sequence.min() + 1 - len(sequence))
+            if len(sequence) else 0,
+            'latency_p50_ms': p50, 'latency_p99_ms': p99, 'latency_max_ms': most}
+
+
+def measure_transport(label, shm, listener_env, qos, options, work_dir):
+    """Run one camera and one raw subscriber with a transport and QoS; return its figures."""
+    children = live_node.Children(work_dir)
+    camera_env = list(listener_env)
+    if shm:
+        camera_env += ['%s=%s' % item for item in cloud_publisher_environment(work_dir).items()]
+    stamps, log = (os.path.join(work_dir, f'{label}_{qos}_{name}.txt')
+                   for name in ('stamps', 'received'))
+    prefix = (lambda env: ['env'] + list(env) if env else [])
+    try:
+        children.start('listener', prefix(listener_env) + [
+            sys.executable, '-m', 'bench.load_publishers', 'listen', '--qos', qos,
+            '--log', log])
+        children.start('camera', prefix(camera_env) + [
+            sys.executable, '-m', 'bench.load_publishers', 'camera', '--qos', qos,
+            '--stamp-log', stamps])
+        time.sleep(options.warmup)  # traffic before the window (discovery, first clouds)
+        start = time.time_ns()
+        time.sleep(options.duration)
+        window = (start, time.time_ns())
+        time.sleep(TRANSPORT_GRACE_S)  # what was published in the window may still arrive
+        children.check()
+    finally:
+        children.stop()
+    with open(log) as lines:
+        received = numpy.array([[int(v) for v in line.split()] for line in lines if line.strip()],
+                               dtype=numpy.int64).reshape(-1, 3)
+    return transport_figures(read_stamps(stamps), received, window)
+
+
+def transport_markdown(results, context):
+    """Return transport.md: one row per (transport, QoS)."""
+    lines = ['# One 640x480 camera at 30 Hz to a raw subscriber, per transport and QoS', '',
+             f"Machine: {context['machine']}; revision `{context['revision']}`; "
+             f"{context['date']}. Load before: `{context['uptime_before']}`; after: "
+             f"`{context['uptime_after']}`. Clouds 3.7 MB (x, y, z float32); the subscriber "
+             'reads each cloud header as the node does (raw). Reproduce: `python -m '
+             'bench.load_bench --transport`.', '',
+             '| transport | QoS | published | arrived | sequence gaps | latency p50 | p99 | max |',
+             '| --- | --- | --- | --- | --- | --- | --- | --- |']
+    for (label, qos), f in results:
+        lines.append(f"| {label} | {qos} | {f['published']} | {f['arrived']} "
+                     f"({f['arrived_pct']:.0f} %) | {f['sequence_gaps']} | "
+                     f"{f['latency_p50_ms']:.1f} ms | {f['latency_p99_ms']:.1f} ms | "
+                     f"{f['latency_max_ms']:.1f} ms |")
+    return '\n'.join(lines) + '\n'
+
+
+def run_transport(options, results_dir, progress=print):
+    """Measure every transport and QoS; write transport.md; return its path."""
+    context = {'machine': live_node.machine(), 'revision': live_node.revision(),
+               'date': time.strftime('%Y-%m-%d %H:%M'), 'uptime_before': live_node.uptime()}
+    results = []
+    for label, shm, listener_env in TRANSPORTS:
+        for qos in ('reliable', 'sensor_data'):
+            with tempfile.TemporaryDirectory(prefix='gjk_transport_') as work_dir:
+                figures = measure_transport(label, shm, listener_env, qos, options, work_dir)
+            progress(f"transport {label} {qos}: {figures['arrived']} of "
+                     f"{figures['published']} clouds, p99 {figures['latency_p99_ms']:.1f} ms")
+            results.append(((label, qos), figures))
+    context['uptime_after'] = live_node.uptime()
+    os.makedirs(results_dir, exist_ok=True)
+    path = os.path.join(results_dir, 'transport.md')
+    with open(path, 'w') as out:
+        out.write(transport_markdown(results, context))
+    return path
+
+
 def main(argv=None):
     """Run the rows asked for and write the results."""
     rows, options, results_dir, domain_id = parse_args(argv)
     if domain_id is not None:
         os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    if options.transport:
+        print(f'results written to {run_transport(options, results_dir)}')
+        return 0
     print(f'before: {live_node.uptime()}')
     done = run(rows, options)
     print(f"after: {done.context['uptime_after']}")

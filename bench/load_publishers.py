@@ -30,6 +30,9 @@ publishes to a log, so the benchmark can tell which input each output rests on.
   it; the boxes around the arm and the floor are in the picture, the arm is not (a cloud
   rendered once cannot follow its motion: the self-filter still tests every point, and removes
   none). Published at ``--rate-hz`` with the current time as stamp.
+- **listen**: a raw subscriber of one camera's clouds, as the node subscribes them, that logs
+  what arrives (receive time, cloud stamp, the publisher's sequence number): the transport
+  table of ``python -m bench.load_bench --transport`` (docs/transport.md).
 
 Both publish pre-serialized bytes (``Publisher.publish`` of CDR) with the stamps and poses
 written in place, so that a 1 kHz TF stream or a 4.9 MB cloud at 30 Hz costs the publisher
@@ -399,6 +402,30 @@ def run_camera(options):
             rclpy.try_shutdown()
 
 
+def run_listener(options):
+    """Log ``receive_ns stamp_ns publication_sequence_number`` of every cloud until stopped."""
+    from gjk_ros.ros.inputs.sources.clouds import read_cloud_header
+    from gjk_ros.ros.inputs.sources.observations import subscription_qos
+    import rclpy
+    from sensor_msgs.msg import PointCloud2
+
+    rclpy.init(args=[sys.argv[0]])
+    node = rclpy.create_node('gjk_load_listener')
+    with open(options.log, 'w', buffering=1) as log:  # line by line: stopped any time
+        def on_cloud(data, info):
+            log.write('%d %d %d\n' % (time.time_ns(), read_cloud_header(data).stamp_ns,
+                                      info['publication_sequence_number']))
+
+        node.create_subscription(PointCloud2, options.topic, on_cloud,
+                                 subscription_qos(options.qos), raw=True)
+        try:
+            rclpy.spin(node)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            rclpy.try_shutdown()
+
+
 def camera_name(index):
     """Return the observation source name (and optical frame) of camera ``index``."""
     return f'camera{index}'
@@ -425,13 +452,17 @@ def parse_args(argv=None):
     camera.add_argument('--rate-hz', type=float, default=30.0)
     camera.add_argument('--qos', choices=('reliable', 'sensor_data'), default='reliable')
     camera.add_argument('--stamp-log', required=True)
+    listen = kinds.add_parser('listen', help="log the clouds that arrive on a camera's topic")
+    listen.add_argument('--topic', default=camera_topic(0))
+    listen.add_argument('--qos', choices=('reliable', 'sensor_data'), default='reliable')
+    listen.add_argument('--log', required=True)
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     """Run one publisher."""
     options = parse_args(argv)
-    (run_arm if options.kind == 'arm' else run_camera)(options)
+    {'arm': run_arm, 'camera': run_camera, 'listen': run_listener}[options.kind](options)
     return 0
 
 

@@ -51,7 +51,7 @@ import time
 
 from bench.live_node import Children, compute_values, machine, names_listed, percentile, \
     process_cpu_seconds, REPO_ROOT, RESULTS_DIR, revision, spin_for, spin_until
-from gjk_ros.ros.inputs.tf_buffer import decode_tf_message
+from gjk_ros.ros.inputs.tf_messages import decode_tf_message
 import numpy
 
 __all__ = ['bench_obstacles', 'bench_scene_config', 'bench_urdf', 'REPO_ROOT', 'RESULTS_DIR']

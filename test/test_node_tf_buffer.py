@@ -12,11 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The node's TF buffer against tf2's semantics, and its raw /tf decoder against rclpy's."""
+"""The node's TF buffer against tf2's semantics (the raw /tf decoder: test_tf_messages.py)."""
 
+import bisect
 import math
 
-from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, MAX_COORDINATE, TfBuffer, TfStatus
+from gjk_ros.ros.inputs import tf_buffer
+from gjk_ros.ros.inputs.tf_buffer import MAX_COORDINATE, TfBuffer, TfStatus
 from hypothesis import given, settings, strategies
 import numpy
 import pytest
@@ -86,7 +88,9 @@ def test_history_is_bounded_and_old_data_dropped():
     assert buffer.lookup('world', 'a', 8 * S).status == TfStatus.EXTRAPOLATION
     assert buffer.lookup('world', 'a', 8 * S).past
     assert buffer.insert('world', 'a', 5 * S, IDENTITY, False) == 'old'
-    assert len(buffer._edges['a'].stamps) <= 102
+    edge = buffer._edges['a']
+    assert len(edge.stamps) - edge.first <= 102, 'pruned samples are gone for lookups'
+    assert len(edge.stamps) <= 2 * 102, 'and deleted once they are half the lists'
 
 
 def test_extrapolation_into_the_future_is_not_past():
@@ -193,46 +197,38 @@ def test_insertion_order_does_not_matter(samples, order):
             assert numpy.array_equal(one.matrix, two.matrix)
 
 
-def test_decoder_matches_rclpy():
-    serialization = pytest.importorskip('rclpy.serialization')
-    tf2_msgs = pytest.importorskip('tf2_msgs.msg')
-    geometry_msgs = pytest.importorskip('geometry_msgs.msg')
-    rng = numpy.random.default_rng(3)
-    for size in (0, 1, 2, 7):
-        message = tf2_msgs.TFMessage()
-        for index in range(size):
-            transform = geometry_msgs.TransformStamped()
-            transform.header.frame_id = 'p' * (index + 1)
-            transform.child_frame_id = 'child_%d' % index
-            transform.header.stamp.sec, transform.header.stamp.nanosec = 1700000000, index
-            t, q = transform.transform.translation, transform.transform.rotation
-            t.x, t.y, t.z, q.x, q.y, q.z, q.w = (float(v) for v in rng.normal(size=7))
-            message.transforms.append(transform)
-        data = serialization.serialize_message(message)
-        decoded = decode_tf_message(data)
-        assert [(p, c) for p, c, _, _ in decoded] == \
-            [(t.header.frame_id, t.child_frame_id) for t in message.transforms]
-        for (_, _, stamp, numbers), transform in zip(decoded, message.transforms):
-            assert stamp == 1700000000 * S + transform.header.stamp.nanosec
-            t, q = transform.transform.translation, transform.transform.rotation
-            assert numbers == (t.x, t.y, t.z, q.x, q.y, q.z, q.w)
-        for cut in range(4, len(data) - 1, 7):
-            try:
-                decode_tf_message(data[:cut])  # truncated: a clear error or a prefix
-            except ValueError:
-                pass
+def _eager_prune(edge, limit):
+    """Prune as tf2 does, deleting at once (the reference for the bulk deletion)."""
+    cut = bisect.bisect_left(edge.stamps, limit, edge.first)
+    del edge.stamps[:cut], edge.parents[:cut], edge.samples[:cut], edge.reasons[:cut]
+    edge.first = 0
+    edge._matrices = {}
+    edge.earlier = {stamp: seen for stamp, seen in edge.earlier.items() if stamp >= limit}
 
 
-@settings(max_examples=200)
-@given(strategies.binary(max_size=400))
-def test_decoder_never_crashes_on_garbage(data):
+@settings(max_examples=100, deadline=None)
+@given(strategies.lists(strategies.tuples(strategies.integers(0, 400),
+                                          strategies.sampled_from(['world', 'base']),
+                                          strategies.floats(-1.0, 1.0)), max_size=120),
+       strategies.lists(strategies.integers(0, 420), min_size=1, max_size=20))
+def test_bulk_pruning_answers_as_eager_pruning(inserts, times):
+    def run():
+        buffer = TfBuffer(cache_time_s=0.5)
+        for stamp, parent, x in inserts:
+            buffer.insert(parent, 'a', stamp * S // 100, values((x, 0, 0), (0, 0, x)), False)
+        return [buffer.lookup('world', 'a', time * S // 100) for time in times] + \
+            [buffer.lookup('world', 'a')]
+
+    lazy = run()
+    original = tf_buffer._Edge._prune
+    tf_buffer._Edge._prune = _eager_prune
     try:
-        entries = decode_tf_message(b'\x00\x01\x00\x00' + data)
-    except ValueError:
-        return
-    assert len(entries) * 80 <= len(data) + 80
-
-
-def test_decoder_refuses_a_lying_sequence_length():
-    with pytest.raises(ValueError, match='sequence'):
-        decode_tf_message(b'\x00\x01\x00\x00' + (10**9).to_bytes(4, 'little'))
+        eager = run()
+    finally:
+        tf_buffer._Edge._prune = original
+    for one, two in zip(lazy, eager):
+        assert (one.status, one.stamp_ns, one.reason, one.past) == \
+            (two.status, two.stamp_ns, two.reason, two.past)
+        assert (one.matrix is None) == (two.matrix is None)
+        if one.matrix is not None:
+            assert numpy.array_equal(one.matrix, two.matrix)

@@ -26,6 +26,7 @@ import math
 import sys
 
 from gjk_ros.ros.inputs.tf_buffer import MAX_GRAPH_DEPTH, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_messages import TfBatch
 from gjk_ros.ros.inputs.timekeeping import MAX_STAMP_NS
 from hypothesis import given, settings, strategies
 import numpy
@@ -454,7 +455,7 @@ def test_a_stamp_no_header_can_carry_is_refused():
     past_the_end = (2 ** 31 - 1) * S + 2 ** 32 - 1
     entries = [('world', 'a', past_the_end, IDENTITY), ('world', 'b', -1, IDENTITY),
                ('world', 'c', MAX_STAMP_NS, IDENTITY)]
-    refused = buffer.insert_message(entries, False)
+    refused = buffer.insert_message(TfBatch.from_entries(entries), False)
     assert [(parent, child) for parent, child, _ in refused] == [('world', 'a'), ('world', 'b')]
     assert all('header' in why for _, _, why in refused)
     assert buffer.lookup('world', 'a').status == TfStatus.MISSING

@@ -15,14 +15,18 @@
 """
 The QoS profiles of the node's topics, as the ecosystem uses them.
 
-One definition for the node, its demo and its consumers.
+One definition for the node, its demo and its consumers; and the Fast DDS profile a process
+that publishes camera clouds runs with (docs/transport.md says why and what it measured).
 """
+
+import os
 
 from rclpy.duration import Duration
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
                        ReliabilityPolicy)
 
-__all__ = ['LATCHED_QOS', 'MARKER_QOS', 'OUTPUT_QOS', 'safety_period', 'safety_qos', 'TF_QOS',
+__all__ = ['cloud_publisher_environment', 'CLOUD_PUBLISHER_PROFILE', 'LATCHED_QOS', 'MARKER_QOS',
+           'OUTPUT_QOS', 'safety_period', 'safety_qos', 'SHM_SEGMENT_BYTES', 'TF_QOS',
            'TF_STATIC_QOS']
 
 # tf2_ros's own settings: /tf reliable volatile depth 100, /tf_static transient_local.
@@ -72,3 +76,55 @@ def safety_qos(period):
                       durability=DurabilityPolicy.VOLATILE, history=HistoryPolicy.KEEP_LAST,
                       deadline=lease, liveliness=LivelinessPolicy.AUTOMATIC,
                       liveliness_lease_duration=lease)
+
+
+# Fast DDS's shared-memory segment of a participant holds what it sends to processes on the same
+# machine; its default (512 KiB) fragments a 640x480 cloud (3.7 MB) into many pieces, and with
+# best effort nearly every cloud loses one (docs/transport.md: 4-13 % arrive). 32 MiB holds
+# eight such clouds: each goes whole. Only the sender's segment matters.
+SHM_SEGMENT_BYTES = 32 * 1024 * 1024
+# The participant profile of a cloud publisher: shared memory with that segment for local
+# subscribers, UDPv4 (Fast DDS's default) for remote ones.
+CLOUD_PUBLISHER_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
+<profiles xmlns="http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles">
+  <transport_descriptors>
+    <transport_descriptor>
+      <transport_id>shm_clouds</transport_id>
+      <type>SHM</type>
+      <segment_size>%d</segment_size>
+    </transport_descriptor>
+    <transport_descriptor>
+      <transport_id>udp</transport_id>
+      <type>UDPv4</type>
+    </transport_descriptor>
+  </transport_descriptors>
+  <participant profile_name="gjk_ros_cloud_publisher" is_default_profile="true">
+    <rtps>
+      <userTransports>
+        <transport_id>shm_clouds</transport_id>
+        <transport_id>udp</transport_id>
+      </userTransports>
+      <useBuiltinTransports>false</useBuiltinTransports>
+    </rtps>
+  </participant>
+</profiles>
+""" % SHM_SEGMENT_BYTES
+
+
+def cloud_publisher_environment(folder):
+    """
+    Return the environment variables a cloud publisher process starts with (rmw_fastrtps).
+
+    Writes ``CLOUD_PUBLISHER_PROFILE`` to ``folder`` and names it in
+    ``FASTRTPS_DEFAULT_PROFILES_FILE``, which Fast DDS reads when the process creates its
+    participant (``rclpy.init``): set it in the child's environment, or in ``os.environ``
+    before ``rclpy.init``. A profile file the environment already names is kept (the user's
+    own tuning wins), and so is any other RMW, which ignores it.
+    """
+    if os.environ.get('FASTRTPS_DEFAULT_PROFILES_FILE'):
+        return {}
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, 'gjk_ros_cloud_publisher.xml')
+    with open(path, 'w') as profile:
+        profile.write(CLOUD_PUBLISHER_PROFILE)
+    return {'FASTRTPS_DEFAULT_PROFILES_FILE': path}

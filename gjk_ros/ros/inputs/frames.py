@@ -31,7 +31,8 @@ import time
 from gjk_ros.core.rigid import MAX_COORDINATE, valid_pose_mask
 from gjk_ros.ros.compute.pairs import InputState
 from gjk_ros.ros.inputs.draining import take_waiting
-from gjk_ros.ros.inputs.tf_buffer import decode_tf_message, TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_buffer import TfBuffer, TfStatus
+from gjk_ros.ros.inputs.tf_messages import TfDecoder, warm_up
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.qos import TF_QOS, TF_STATIC_QOS
 import numpy
@@ -39,8 +40,12 @@ from tf2_msgs.msg import TFMessage
 
 __all__ = ['Frames']
 
-# The share of a cycle period one /tf callback may spend decoding what waits (newest first).
+# The share of wall time, and of one cycle period at most at once, /tf may take (module text).
 DRAIN_SHARE = 0.5
+# What storing one transform is first assumed to cost (s), and how fast the measured cost
+# replaces it (an exponential average: one message's timing noise moves it little).
+STORE_COST = 2e-6
+STORE_COST_GAIN = 0.1
 
 # The problem-log keys of a transform the buffer refused, and of a piece with an absurd pose.
 _Refused = collections.namedtuple('_Refused', 'topic_kind topic parent child')
@@ -95,6 +100,11 @@ class Frames:
         self.tf_dropped = 0    # /tf messages left undecoded: the node was overloaded
         self.tf_callbacks = 0  # /tf callbacks: each may start one cycle
         self._drain_budget = math.inf  # until configure gives the rate
+        self._credit = 0.0  # seconds /tf may still spend (on_tf)
+        self._credit_time = time.perf_counter()
+        self._store_cost = STORE_COST  # seconds per transform stored, measured
+        self._held = None  # the newest /tf message, decoded, not yet stored (on_tf)
+        self._decoders = {'/tf': TfDecoder(), '/tf_static': TfDecoder()}
 
     def subscribe(self, node):
         """Subscribe to ``/tf`` and ``/tf_static`` raw (``close`` destroys the subscriptions)."""
@@ -117,34 +127,78 @@ class Frames:
         self.fixed_frame = config.fixed_frame
         self._timeout_ns = int(config.tf_timeout * 1e9)
         self._drain_budget = DRAIN_SHARE / config.rate_hz
+        warm_up()  # the decoder's kernel, compiled or loaded before the first message
 
     def on_tf(self, data):
         """
         Store a raw ``/tf`` message and those waiting behind it, then maybe run a cycle.
 
         Latest wins (``draining.py``): a cycle slower than the TF period never leaves a backlog
-        of older transforms for the next one. Decoding is what costs (a 50-frame message
-        takes 0.1-0.4 ms of Python), so it goes newest first, for at most ``DRAIN_SHARE`` of a
-        cycle period; what an overloaded node cannot decode in that time is the oldest, and
-        is dropped and counted (``/diagnostics``). What was decoded enters the buffer in the
-        order it arrived, as tf2 would have stored it.
+        of older transforms for the next one. What costs is storing (about 1 us of Python per
+        transform; decoding is one compiled call), so ``/tf`` gets a time budget: credit
+        accrues at ``DRAIN_SHARE`` of wall time, up to ``DRAIN_SHARE`` of a cycle period, and
+        each callback spends what its work measured. Messages are taken newest first while
+        their estimated cost fits the credit, and stored in the order they arrived, as tf2
+        would have stored them; older ones are dropped and counted (``/diagnostics``). When
+        not even the newest fits, it is held, not stored: the next callback replaces it with a
+        newer one, or the next lookup (the cycle's, a source's) stores it first, so that the
+        cycle always sees the newest transform received, and ``/tf`` costs at most its share
+        plus one message per cycle.
         """
+        started = time.perf_counter()
+        self._credit = min(self._drain_budget,
+                           self._credit + DRAIN_SHARE * (started - self._credit_time))
         waiting = [data]
         if self._tf is not None:
             waiting += take_waiting(self._tf, TF_QOS.depth)
-        deadline = time.perf_counter() + self._drain_budget
-        decoded = []  # newest first
+        kept, cost = [], 0.0  # newest first
         for index in reversed(range(len(waiting))):
-            if decoded and time.perf_counter() > deadline:
-                self.tf_dropped += index + 1
+            batch = self._decode(waiting[index], '/tf')
+            if batch is None:
+                continue
+            estimate = len(batch) * self._store_cost
+            if cost + estimate > self._credit:
+                if not kept:
+                    self._hold(batch)
+                self.tf_dropped += index + (1 if kept else 0)
                 break
-            decoded.append(self._decode(waiting[index], '/tf'))
-        for entries in reversed(decoded):
-            if entries is not None:
-                self._insert(entries, static=False)
-        self.tf_messages += len(decoded)
+            kept.append(batch)
+            cost += estimate
+        if kept:
+            self._drop_held()
+            self._store_tf(kept[::-1])
         self.tf_callbacks += 1
+        finished = time.perf_counter()
+        self._credit -= finished - started
+        self._credit_time = finished
         self._on_transform()
+
+    def _hold(self, batch):
+        """Keep the newest message for the next callback or lookup (one at most)."""
+        self._drop_held()
+        self._held = batch
+
+    def _drop_held(self):
+        if self._held is not None:
+            self._held = None
+            self.tf_dropped += 1
+
+    def _store_held(self):
+        """Store the held message, if any: a lookup is about to use the transforms."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            self._store_tf([held])
+
+    def _store_tf(self, batches):
+        """Store decoded /tf messages (oldest first), learning what a transform costs."""
+        started = time.perf_counter()
+        for batch in batches:
+            self._insert(batch, static=False)
+        transforms = sum(len(batch) for batch in batches)
+        if transforms:
+            measured = (time.perf_counter() - started) / transforms
+            self._store_cost += STORE_COST_GAIN * (measured - self._store_cost)
+        self.tf_messages += len(batches)
 
     def on_tf_static(self, data):
         """Store a raw ``/tf_static`` message."""
@@ -159,7 +213,7 @@ class Frames:
     def _decode(self, data, topic):
         """Return a raw TFMessage's transforms, or None (malformed: logged)."""
         try:
-            entries = decode_tf_message(data)
+            entries = self._decoders[topic].decode(data)
         except ValueError as error:
             self._problems.report(('input', topic, 'decode'),
                                   'malformed %s message ignored: %s' % (topic, error))
@@ -183,7 +237,8 @@ class Frames:
             if self._problems.report(key, "%s: transform '%s' -> '%s' ignored: %s"
                                      % (topic, key.parent, key.child, why), level='warning'):
                 self._refused.add(key)
-        stored = {(parent.lstrip('/'), child.lstrip('/')) for parent, child, _, _ in entries}
+        stored = {(parent.lstrip('/'), child.lstrip('/'))
+                  for parent, child in zip(entries.parents, entries.children)}
         for key in [key for key in self._refused
                     if key.topic == topic and key not in current and
                     (key.parent.lstrip('/'), key.child.lstrip('/')) in stored]:
@@ -193,6 +248,7 @@ class Frames:
 
     def lookup(self, target, source, stamp_ns):
         """T(target <- source) at ``stamp_ns`` (0: the latest), tf2's lookupTransform."""
+        self._store_held()
         return self.buffer.lookup(target, source, time_ns=stamp_ns)
 
     def lookup_latest(self, frames, now_ns):
@@ -201,6 +257,7 @@ class Frames:
 
         Graded as the cycle grades its poses: older than ``tf_timeout`` at ``now_ns`` is STALE.
         """
+        self._store_held()
         return self.buffer.lookup_many(self.fixed_frame, frames, now_ns=now_ns,
                                        timeout_ns=self._timeout_ns)
 

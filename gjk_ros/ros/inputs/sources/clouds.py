@@ -23,7 +23,6 @@ raises ``ValueError`` and never reads out of bounds).
 
 import struct
 
-from gjk_ros.ros.inputs.tf_buffer import _CdrReader
 import numpy
 
 __all__ = ['CloudHeader', 'decode_laserscan', 'decode_pointcloud2', 'read_cloud_header']
@@ -35,6 +34,43 @@ _STAMP = struct.Struct('<iI')
 _STAMP_BIG = struct.Struct('>iI')
 _SCAN = struct.Struct('<7f')
 _SCAN_BIG = struct.Struct('>7f')
+
+
+class _CdrReader:
+    """Aligned reads from a CDR body (after its 4-byte encapsulation header), bounds-checked."""
+
+    def __init__(self, data):
+        big = data[1] == 0x00
+        self._uint = '>I' if big else '<I'
+        self.body = memoryview(data)[4:]
+        self.offset = 0
+
+    def fixed(self, layout, alignment):
+        """Read the fields of a ``struct.Struct`` at the next multiple of ``alignment``."""
+        self.offset = (self.offset + alignment - 1) & ~(alignment - 1)
+        if self.offset + layout.size > len(self.body):
+            raise ValueError('truncated')
+        values = layout.unpack_from(self.body, self.offset)
+        self.offset += layout.size
+        return values
+
+    def uint(self):
+        """Read a uint32."""
+        self.offset = (self.offset + 3) & ~3
+        if self.offset + 4 > len(self.body):
+            raise ValueError('truncated')
+        value = struct.unpack_from(self._uint, self.body, self.offset)[0]
+        self.offset += 4
+        return value
+
+    def string(self):
+        """Read a CDR string: its length (with the terminating NUL), then its bytes."""
+        length = self.uint()
+        if length == 0 or self.offset + length > len(self.body):
+            raise ValueError('bad string length')
+        text = bytes(self.body[self.offset:self.offset + length - 1]).decode('utf-8', 'replace')
+        self.offset += length
+        return text
 
 
 class CloudHeader:
