@@ -29,6 +29,7 @@ from geometry_msgs.msg import TransformStamped
 from gjk_ros.ros.inputs import frames as frames_module
 from gjk_ros.ros.inputs.draining import take_waiting
 from gjk_ros.ros.inputs.frames import Frames
+from gjk_ros.ros.inputs.tf_messages import TfBatch
 from gjk_ros.ros.outputs.diagnostics import InputAges, inputs_status
 from gjk_ros.ros.params import Config
 from gjk_ros.ros.qos import TF_QOS
@@ -186,3 +187,40 @@ def test_what_became_of_each_sources_messages_is_in_the_inputs_entry():
     values = {value.key: value.value for value in entry.values}
     names = ('received', 'used', 'superseded', 'refused')
     assert [values['camera_%s' % name] for name in names] == ['9', '5', '3', '1']
+
+
+def _batch(edges, stamp_ns):
+    return TfBatch.from_entries((parent, child, stamp_ns, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0))
+                                for parent, child in edges)
+
+
+def test_a_dropped_message_keeps_the_edges_no_kept_message_carries():
+    arm = [('base', 'link%d' % k) for k in range(3)]
+    kept = [_batch(arm, 30)]
+    dropped = [_batch(arm, 20), _batch([('map', 'odom')], 15), _batch(arm, 10),
+               _batch([('map', 'odom'), ('base', 'link0')], 5), None]
+    extra = frames_module._newest_of_other_edges(dropped, kept)
+    assert [(list(zip(b.parents, b.children)), b.stamps.tolist()) for b in extra] == \
+        [([('map', 'odom')], [15])], 'the newest of an edge only the dropped messages carry'
+    assert frames_module._newest_of_other_edges(dropped[:1], kept) == []
+
+
+def test_an_overloaded_tf_input_keeps_each_publishers_newest_edge(graph, monkeypatch):
+    # A localisation transform sent once among a joint publisher's burst is not starved out.
+    monkeypatch.setattr(frames_module, 'STORE_COST', 1e-3)
+    node, executor = graph
+    frames = Frames(_Problems(), _Clocks(now_ns=200 * NS),
+                    lambda: frames.lookup('world', 'hand', 0))  # a cycle stores what is held
+    frames.configure(Config(rate_hz=1000.0))
+    frames.subscribe(node)
+    publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
+    _matched(node, executor, publisher)
+    odom = _tf(100 * NS)
+    odom.transforms[0].header.frame_id, odom.transforms[0].child_frame_id = 'map', 'odom'
+    publisher.publish(odom)
+    for k in range(1, BURST):
+        publisher.publish(_tf(100 * NS + k * NS // 100))
+    spin_until(executor, lambda: frames.tf_messages + frames.tf_dropped >= BURST, 'the burst')
+    frames.close()
+    assert frames.tf_dropped > 0
+    assert frames.lookup('map', 'odom', 0).stamp_ns == 100 * NS

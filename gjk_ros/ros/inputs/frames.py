@@ -67,6 +67,39 @@ def _data_time(lookup):
     return lookup.stamp_ns if lookup.dynamic else TIMELESS
 
 
+def _newest_of_other_edges(dropped, kept):
+    """
+    From messages an overloaded ``/tf`` drops (newest first), the transforms ``kept`` lacks.
+
+    tf2 stores every message. When the node cannot, it still stores each dropped edge's newest
+    sample unless a kept message carries that edge: the robot's joints at 1 kHz must not starve
+    a localization transform published at 10 Hz on the same topic into STALE. Messages with the
+    frames of one already looked at (the same publisher again) cost one comparison. Returns
+    the batches to store beside ``kept``, newest first.
+    """
+    seen = {_frames_of(batch) for batch in kept}
+    covered, extra = None, []
+    for batch in dropped:
+        frames = batch is not None and _frames_of(batch)
+        if not frames or frames in seen:
+            continue
+        seen.add(frames)
+        if covered is None:
+            covered = {edge for kept_batch in kept
+                       for edge in zip(kept_batch.parents, kept_batch.children)}
+        rows = [row for row, edge in enumerate(zip(batch.parents, batch.children))
+                if edge not in covered]
+        if rows:
+            covered.update(zip([batch.parents[row] for row in rows],
+                               [batch.children[row] for row in rows]))
+            extra.append(batch.subset(rows))
+    return extra
+
+
+def _frames_of(batch):
+    return tuple(batch.parents), tuple(batch.children)
+
+
 class Frames:
     """
     The TF buffer, its subscriptions, and piece poses.
@@ -151,7 +184,7 @@ class Frames:
         waiting = [data]
         if self._tf is not None:
             waiting += take_waiting(self._tf, TF_QOS.depth)
-        kept, cost = [], 0.0  # newest first
+        kept, extra, cost = [], [], 0.0  # newest first
         for index in reversed(range(len(waiting))):
             batch = self._decode(waiting[index], '/tf')
             if batch is None:
@@ -161,12 +194,14 @@ class Frames:
                 if not kept:
                     self._hold(batch)
                 self.tf_dropped += index + (1 if kept else 0)
+                older = [self._decode(raw, '/tf') for raw in reversed(waiting[:index])]
+                extra = _newest_of_other_edges(older, kept or [batch])
                 break
             kept.append(batch)
             cost += estimate
         if kept:
             self._drop_held()
-            self._store_tf(kept[::-1])
+        self._store_tf(kept[::-1], partial=extra[::-1])
         self.tf_callbacks += 1
         finished = time.perf_counter()
         self._credit -= finished - started
@@ -175,6 +210,8 @@ class Frames:
 
     def _hold(self, batch):
         """Keep the newest message for the next callback or lookup (one at most)."""
+        if self._held is not None:
+            self._store_tf([], partial=_newest_of_other_edges([self._held], [batch]))
         self._drop_held()
         self._held = batch
 
@@ -189,12 +226,17 @@ class Frames:
             held, self._held = self._held, None
             self._store_tf([held])
 
-    def _store_tf(self, batches):
-        """Store decoded /tf messages (oldest first), learning what a transform costs."""
+    def _store_tf(self, batches, partial=()):
+        """
+        Store decoded /tf messages, learning what a transform costs.
+
+        ``batches`` are whole messages, ``partial`` what was kept of dropped ones (counted as
+        dropped); both oldest first, and the partial ones are older.
+        """
         started = time.perf_counter()
-        for batch in batches:
+        for batch in [*partial, *batches]:
             self._insert(batch, static=False)
-        transforms = sum(len(batch) for batch in batches)
+        transforms = sum(len(batch) for batch in [*partial, *batches])
         if transforms:
             measured = (time.perf_counter() - started) / transforms
             self._store_cost += STORE_COST_GAIN * (measured - self._store_cost)

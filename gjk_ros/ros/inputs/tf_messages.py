@@ -172,6 +172,11 @@ class TfBatch:
     def __len__(self):
         return len(self.parents)
 
+    def subset(self, rows):
+        """Return the batch of the transforms at ``rows`` (a list of indices), in that order."""
+        return TfBatch([self.parents[row] for row in rows], [self.children[row] for row in rows],
+                       self.stamps[rows], self.values[rows])
+
     def __getitem__(self, index):
         return (self.parents[index], self.children[index], int(self.stamps[index]),
                 tuple(self.values[index].tolist()))
