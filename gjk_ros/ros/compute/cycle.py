@@ -26,6 +26,7 @@ from dataclasses import replace
 import time
 
 from builtin_interfaces.msg import Time
+from gjk_ros.ros.compute.closing_speeds import ClosingSpeeds
 from gjk_ros.ros.compute.layout import Layout
 from gjk_ros.ros.compute.pacing import CyclePacer
 from gjk_ros.ros.compute.pairs import InputState
@@ -107,6 +108,7 @@ class Cycle:
         self.layout = Layout(self.decomposer, self.outputs.publish_names)
         self.readiness = Readiness(problems)
         self.sweeping = SweptRecords()
+        self.closing = ClosingSpeeds()
         self.stats = CycleStats()
         self.last_records = None
         self.components = {
@@ -213,6 +215,7 @@ class Cycle:
                                                         now_ns, self._describe_piece)
         # 5. Freshness: stale sources and an untrusted clock are STALE; each piece's data is as
         # old as its transform or its source's data, whichever is older.
+        transform_times = piece_times.copy()  # the velocities' samples (closing_speeds.py)
         layout.judge(world, inputs, piece_times)
         if self.clocks.problem() is not None or not measuring:
             # No age can be judged, or paused by ~/toggle: nothing is measured.
@@ -223,6 +226,7 @@ class Cycle:
         tracker = layout.tracker
         records = tracker.compute(poses, inputs, config.max_distance)
         self._sweep(records, poses)
+        self.closing.update(tracker, poses, origins, inputs, transform_times, records)
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
