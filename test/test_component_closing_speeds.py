@@ -106,7 +106,7 @@ def _cycle(tracker, closing, poses, times, offsets, inputs=None):
     inputs = numpy.full(len(poses), InputState.OK) if inputs is None else numpy.asarray(inputs)
     poses, offsets, inputs = poses[order], offsets[order], inputs[order]
     records = tracker.compute(poses, inputs, math.inf)
-    closing.update(tracker, poses, offsets, inputs,
+    closing.update(tracker, [SHAPES[uid] for uid in order], poses, offsets, inputs,
                    numpy.asarray(times, dtype=numpy.int64)[order], records)
     return records
 
@@ -149,6 +149,8 @@ def test_closing_speed_is_the_rate_of_the_exact_distance_on_constant_twists(seed
         speed = record['closing_speed']
         expected = math.inf if speed <= 0 else max(record['distance'], 0.0) / speed
         assert record['time_to_contact'] == pytest.approx(expected, rel=1e-12)
+    # Every pair's closing speed is within the bound its bodies' point speeds give.
+    assert (numpy.abs(records['closing_speed']) <= closing.speed_bounds + 1e-12).all()
     # A cycle without a new transform keeps the velocity: not a body at rest.
     again = _cycle(tracker, closing, _poses(bodies, t1, offsets),
                    [int(round(t1 * SECOND))] * len(SHAPES), offsets)
@@ -189,3 +191,33 @@ def test_records_that_are_not_measured_have_no_rate():
     assert arm['status'][0] == PairStatus.STALE and math.isnan(arm['closing_speed'][0])
     hand = records[records['link_id'] == 1]
     assert math.isfinite(hand['closing_speed'][0])
+
+
+def test_a_pair_beyond_max_distance_has_no_rate_but_a_speed_bound():
+    rng = numpy.random.default_rng(5)
+    bodies = _apart(rng)[:2] + [Twist(rng, (2.0, 0.0, 0.0))]
+    offsets = _offsets(rng)
+    tracker, closing = _tracker(), ClosingSpeeds()
+    order = tracker.layout.piece_uids
+    for seconds in (0.0, 0.02):
+        poses = _poses(bodies, seconds, offsets)[order]
+        inputs = numpy.full(4, InputState.OK)
+        records = tracker.compute(poses, inputs, 0.01)
+        closing.update(tracker, [SHAPES[uid] for uid in order], poses, offsets[order], inputs,
+                       numpy.full(4, int(seconds * SECOND)), records)
+    assert (records['status'] == PairStatus.BEYOND).all()
+    assert numpy.isnan(records['closing_speed']).all()
+    # The bound, from the twists themselves: |v(c)| + |w| r per piece, the worst piece pair.
+    poses = _poses(bodies, 0.02, offsets)
+
+    def piece_bound(piece):
+        body = bodies[BODY_OF_PIECE[piece]]
+        spin = body.axis / numpy.linalg.norm(body.axis) * body.rate
+        centre = poses[piece][:3, :3] @ SHAPES[piece].bounding_center + poses[piece][:3, 3]
+        velocity = body.linear + numpy.cross(spin, centre - body.at(0.02)[:3, 3])
+        return numpy.linalg.norm(velocity) + abs(body.rate) * SHAPES[piece].bounding_radius
+
+    for record, bound in zip(records, closing.speed_bounds):
+        link_pieces = [0] if record['link_id'] == 0 else [1, 2]
+        assert bound == pytest.approx(max(piece_bound(a) + piece_bound(3) for a in link_pieces),
+                                      rel=1e-6)

@@ -30,6 +30,12 @@ v_link(witness))`` with each witness's velocity as a point of its body. Every pi
 rides one frame, so any of the record's link pieces (and obstacle pieces) gives that body's
 point velocities; the record's first piece pair is taken. Vectorised over the records: no
 Python per record.
+
+A record without witnesses (BEYOND: its bounding spheres are farther apart than
+``max_distance``) has no rate, but its closing speed is bounded by how fast its bodies' points
+move: ``|v(c)| + |w| r`` over each piece's bounding sphere (centre ``c``, radius ``r``), summed
+for the two pieces and taken over the record's piece pairs (``speed_bounds``; the separation
+monitoring's ``v_r`` of such a pair).
 """
 
 from gjk_ros.core.closing import distance_rate, time_to_contact
@@ -130,32 +136,55 @@ def _point_velocities(samples, pieces, points):
     return out
 
 
+def _speed_bounds(samples, poses, spheres, layout, owner, count):
+    """Return each record's bound on its closing speed (NaN where a velocity is unknown)."""
+    centres, radii = spheres
+    world = numpy.einsum('nij,nj->ni', poses[:, :3, :3], centres) + poses[:, :3, 3]
+    pieces = numpy.arange(len(poses))
+    motion, row, seconds, _ = samples
+    speed = numpy.linalg.norm(_point_velocities(samples, pieces, world), axis=1)
+    turn = numpy.zeros(len(poses))
+    moving = numpy.flatnonzero(row >= 0)
+    if len(moving):
+        turn[moving] = motion.angle[row[moving]] / seconds[row[moving]]
+    piece_bound = speed + turn * radii
+    bounds = numpy.full(count, -numpy.inf)
+    with numpy.errstate(invalid='ignore'):  # an unknown velocity makes its record's bound NaN
+        numpy.maximum.at(bounds, owner, piece_bound[layout.pairs[:, 0]]
+                         + piece_bound[layout.pairs[:, 1]])
+    bounds[bounds == -numpy.inf] = numpy.nan
+    return bounds
+
+
 class ClosingSpeeds:
-    """Fill the ``closing_speed`` and ``time_to_contact`` fields of a cycle's records."""
+    """
+    Fill the ``closing_speed`` and ``time_to_contact`` fields of a cycle's records.
+
+    ``speed_bounds`` (r,) holds, after each update, each record's bound on its closing speed.
+    """
 
     def __init__(self):
         self.velocities = PieceVelocities()
+        self.speed_bounds = numpy.zeros(0)
         self._layout = None
         self._pieces = None  # (records with pieces, their link piece, their obstacle piece)
+        self._spheres = None  # (centres, radii) of the pieces, and each piece pair's record
 
-    def update(self, tracker, poses, origins, inputs, times, records):
+    def update(self, tracker, shapes, poses, origins, inputs, times, records):
         """
         Write each record's rate fields (in place).
 
-        ``tracker`` the cycle's PairTracker (its layout names each record's pieces), ``poses``,
-        ``origins``, ``inputs`` and ``times`` the pieces' poses, their poses in their frames
-        (``Layout.placement``), input states and transform data times (int ns,
-        ``Frames.pose_pieces``), ``records`` the tracker's records of this cycle.
+        ``tracker`` the cycle's PairTracker (its layout names each record's pieces), ``shapes``
+        its pieces' shapes, ``poses``, ``origins``, ``inputs`` and ``times`` the pieces' poses,
+        their poses in their frames (``Layout.placement``), input states and transform data
+        times (int ns, ``Frames.pose_pieces``), ``records`` the tracker's records this cycle.
         """
         samples = self.velocities.update(tracker.layout.piece_uids, frame_poses(poses, origins),
                                          inputs, times)
         if tracker.layout is not self._layout:
-            self._layout = tracker.layout
-            starts = numpy.array([(spec.start, spec.stop) for spec in tracker.layout.records],
-                                 dtype=numpy.int64).reshape(-1, 2)
-            having = numpy.flatnonzero(starts[:, 1] > starts[:, 0])
-            first = tracker.layout.pairs[starts[having, 0]].reshape(-1, 2)
-            self._pieces = (having, first[:, 0], first[:, 1])
+            self._take_layout(tracker.layout, shapes)
+        self.speed_bounds = _speed_bounds(samples, poses, self._spheres[:2], self._layout,
+                                          self._spheres[2], len(records))
         having, link_pieces, obstacle_pieces = self._pieces
         chosen = records[having]
         measured = _MEASURED[chosen['status']]
@@ -174,3 +203,16 @@ class ClosingSpeeds:
         # lower end's.
         records['time_to_contact'][index] = time_to_contact(
             chosen['distance'] - chosen['error_bound'], rate)
+
+    def _take_layout(self, layout, shapes):
+        self._layout = layout
+        spans = numpy.array([(spec.start, spec.stop) for spec in layout.records],
+                            dtype=numpy.int64).reshape(-1, 2)
+        having = numpy.flatnonzero(spans[:, 1] > spans[:, 0])
+        first = layout.pairs[spans[having, 0]].reshape(-1, 2)
+        self._pieces = (having, first[:, 0], first[:, 1])
+        centres = numpy.array([shape.bounding_center for shape in shapes],
+                              dtype=float).reshape(-1, 3)
+        radii = numpy.array([shape.bounding_radius for shape in shapes], dtype=float)
+        owner = numpy.repeat(numpy.arange(len(spans)), spans[:, 1] - spans[:, 0])
+        self._spheres = (centres, radii, owner)

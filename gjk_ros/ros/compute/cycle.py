@@ -226,7 +226,8 @@ class Cycle:
         tracker = layout.tracker
         records = tracker.compute(poses, inputs, config.max_distance)
         self._sweep(records, poses)
-        self.closing.update(tracker, poses, origins, inputs, transform_times, records)
+        self.closing.update(tracker, layout.shapes, poses, origins, inputs, transform_times,
+                            records)
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
