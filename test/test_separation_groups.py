@@ -22,7 +22,7 @@ formula worked out by hand on the records' exact quantities.
 
 import math
 
-from gjk_ros.ros.outputs.separation_margins import evaluate_records
+from gjk_ros.ros.outputs.separation_margins import evaluate_records, float32_below
 from gjk_ros.ros.params import Config, validate_parameter
 from gjk_ros.ros.params.separation import SeparationGroup
 from gjk_ros.ros.records import new_records, PairStatus
@@ -46,7 +46,7 @@ def _group(values=TERMS):
 
 
 def _records(*rows):
-    """Records from (status, distance, closing speed[, error bound, swept distance]) rows."""
+    """Return records from (status, distance, closing speed[, error, swept distance]) rows."""
     records = new_records(len(rows))
     for record, row in zip(records, rows):
         status, distance, speed, error, swept = tuple(row) + (0.0, math.nan)[len(row) - 3:]
@@ -158,3 +158,11 @@ def test_group_names_must_differ_from_observation_sources():
     assert fixtures.problem == '' and fixtures.settings.missing()  # nothing set: unknown
     assert Config.from_values(dict(TERMS, separation_groups=['people'])).separations[0] \
         .watches('person_3')
+
+
+@pytest.mark.parametrize('value', [0.15, -0.15, 0.1 + 1e-12, 1e-40, 3.0, -math.inf, math.inf])
+def test_a_published_margin_is_rounded_down_to_float32(value):
+    rounded = float32_below(value)
+    assert rounded <= value and numpy.float32(rounded) == rounded
+    assert float(numpy.nextafter(numpy.float32(rounded), numpy.float32(numpy.inf))) > value \
+        or rounded == value

@@ -26,9 +26,9 @@ Each cycle, for each group of ``separation_groups`` (``params/separation.py``), 
   (unknown: scaling 0) when a velocity is unknown.
 
 ``~/separation_margin/<group>`` (sensor_msgs/Range, as ``~/safety``: ``range`` the smallest
-``d - S_p``, -inf when unknown) and ``~/separation_scaling/<group>`` (std_msgs/Float64, the
-largest factor in [0, 1] of the current speeds that keeps every margin non-negative, 0 when
-unknown) are published every cycle under the cycle's header; ``~/speed_scaling`` takes the
+``d - S_p`` rounded down to float32, -inf when unknown; ``~/safety_detail`` has it exactly)
+and ``~/separation_scaling/<group>`` (std_msgs/Float64, the largest factor in [0, 1] of the
+current speeds that keeps every margin non-negative, 0 when unknown) are published every cycle under the cycle's header; ``~/speed_scaling`` takes the
 smallest of them (``ScalingOutputs.publish``'s ``limit``). A convenience, not a rated safety
 function: docs/motion.md says which terms must come from rated data.
 
@@ -68,6 +68,19 @@ class GroupVerdict:
     row: int = -1
     missing: tuple = ()
     reason: str = ''
+
+
+def float32_below(value):
+    """
+    Return the largest float32 not above ``value`` (``Range.range`` is a float32).
+
+    Rounding to nearest could publish a margin up to half a float32 step larger than the
+    one computed; a margin is only ever rounded down.
+    """
+    rounded = numpy.float32(value)
+    if float(rounded) > value:  # in float64: numpy would compare in float32
+        rounded = numpy.nextafter(rounded, numpy.float32(-numpy.inf))
+    return float(rounded)
 
 
 def group_inputs(records, speed_bounds, max_distance):
@@ -220,7 +233,7 @@ class SeparationOutputs:
             _, margin, scaling = self.groups[name]
             margin.publish(Range(header=header, radiation_type=Range.INFRARED,
                                  field_of_view=0.0, min_range=-math.inf, max_range=math.inf,
-                                 range=verdict.margin))
+                                 range=float32_below(verdict.margin)))
             scaling.publish(Float64(data=verdict.scaling))
 
     def _group_members(self, obstacle_names):
