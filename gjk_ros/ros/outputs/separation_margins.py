@@ -28,8 +28,9 @@ Each cycle, for each group of ``separation_groups`` (``params/separation.py``), 
 ``~/separation_margin/<group>`` (sensor_msgs/Range, as ``~/safety``: ``range`` the smallest
 ``d - S_p`` rounded down to float32, -inf when unknown; ``~/safety_detail`` has it exactly)
 and ``~/separation_scaling/<group>`` (std_msgs/Float64, the largest factor in [0, 1] of the
-current speeds that keeps every margin non-negative, 0 when unknown) are published every cycle under the cycle's header; ``~/speed_scaling`` takes the
-smallest of them (``ScalingOutputs.publish``'s ``limit``). A convenience, not a rated safety
+current speeds that keeps every margin non-negative, 0 when unknown) are published every
+cycle under the cycle's header; ``~/speed_scaling`` takes the smallest of them
+(``ScalingOutputs.publish``'s ``limit``). A convenience, not a rated safety
 function: docs/motion.md says which terms must come from rated data.
 
 The ``<group>.*`` parameters are declared here, when the group is configured, as the
