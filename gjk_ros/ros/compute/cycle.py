@@ -111,6 +111,7 @@ class Cycle:
         self.closing = ClosingSpeeds()
         self.stats = CycleStats()
         self.last_records = None
+        self.swept_witnesses = None  # (r, 6) at each record's swept minimum (sweeping.py)
         self.components = {
             'clock': self._configure_clock,
             'pacing': self._configure_pacing,
@@ -246,12 +247,14 @@ class Cycle:
         self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
                              world.names, world.link_groups, self.closing.speed_bounds)
         self.outputs.publish_markers(records, layout.self_mask, header,
-                                     lambda: self._piece_views(poses, inputs))
+                                     lambda: self._piece_views(poses, inputs),
+                                     self.swept_witnesses)
         return records
 
     def _sweep(self, records, poses):
         """Each record's swept bound over the motion since the last cycle (sweeping.py)."""
         config, engine = self.config, self.layout.tracker.engine
+        self.swept_witnesses = None
         if not config.swept_distances or engine is None:
             self.sweeping.reset()
             return
@@ -261,6 +264,8 @@ class Cycle:
         answered = _ANSWERED[records['status']]
         records['swept_distance'] = numpy.where(answered, lower, numpy.nan)
         records['swept_fraction'] = numpy.where(answered, fraction, numpy.nan)
+        self.swept_witnesses = numpy.where(answered[:, None], self.sweeping.witnesses,
+                                           numpy.nan)
 
     def _describe_piece(self, index):
         location = self.layout.locations[index]

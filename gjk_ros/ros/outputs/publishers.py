@@ -35,7 +35,7 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.managed import scaling_settings
-from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder
+from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder, swept_segment
 from gjk_ros.ros.outputs.safety import min_distance, safety_cause
 from gjk_ros.ros.outputs.separation_margins import SeparationOutputs
 from gjk_ros.ros.outputs.speed_scaling import ScalingSettings, SpeedScaler
@@ -203,12 +203,13 @@ class Outputs:
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
 
-    def publish_markers(self, records, self_mask, header, views):
+    def publish_markers(self, records, self_mask, header, views, swept_witnesses=None):
         """
         ``~/markers``, for eyes: at most every MARKERS_PERIOD, and only when someone listens.
 
         ``views()`` gives the PieceViews of the pieces in use; it is called only when the
-        markers are published.
+        markers are published. ``swept_witnesses`` (r, 6) are the records' witness points at
+        their swept minimum (None without swept distances): the closest is drawn.
         """
         monotonic = time.monotonic()
         if not self._config.publish_markers or \
@@ -218,6 +219,9 @@ class Outputs:
         self._last_markers = monotonic
         markers = self._builder.build(records[~self_mask], header, views(),
                                       self._config.max_distance)
+        markers.markers.append(swept_segment(
+            records[~self_mask], None if swept_witnesses is None else
+            swept_witnesses[~self_mask], header, self._config.max_distance))
         markers.markers.append(scaling_label(records, header, self.scaling.factor))
         self.markers.publish(markers)
 
