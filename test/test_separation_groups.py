@@ -46,7 +46,7 @@ def _group(values=TERMS):
 
 
 def _records(*rows):
-    """Return records from (status, distance, closing speed[, error, swept distance]) rows."""
+    """Return records from (status, distance, v_r[, error, swept distance]) rows."""
     records = new_records(len(rows))
     for record, row in zip(records, rows):
         status, distance, speed, error, swept = tuple(row) + (0.0, math.nan)[len(row) - 3:]
@@ -55,14 +55,15 @@ def _records(*rows):
     return records
 
 
-def _evaluate(records, values=TERMS, bounds=None, ready=True, allow_empty=False):
-    bounds = numpy.full(len(records), math.nan) if bounds is None else numpy.asarray(bounds)
-    return evaluate_records(_group(values), records, bounds, ready, MAX_DISTANCE, allow_empty)
+def _evaluate(records, values=TERMS, speeds=None, ready=True, allow_empty=False):
+    """Evaluate with v_r the rows' speeds (or ``speeds``: a BEYOND pair's link speed bound)."""
+    speeds = records['closing_speed'] if speeds is None else numpy.asarray(speeds)
+    return evaluate_records(_group(values), records, speeds, ready, MAX_DISTANCE, allow_empty)
 
 
 V, A, B = PairStatus.VALID, PairStatus.APPROXIMATE, PairStatus.BEYOND
 
-# (rows, bounds, margin, scaling, limiting row)
+# (rows, v_r when not the rows', margin, scaling, limiting row)
 TABLE_CASES = [
     ([(V, 1.5, 0.5)], None, 1.5 - 0.87, 1.0, 0),
     # Margin -0.07 at full speed; 0.85 - 0.82 - 0.1 a = 0 at a = 0.3.
@@ -75,17 +76,17 @@ TABLE_CASES = [
     ([(A, 0.95, 1.0, 0.05)], None, 0.9 - 0.92, (0.9 - 0.82) / 0.1, 0),
     # The swept bound when lower: 0.86, (0.86 - 0.82) / 0.1 = 0.4.
     ([(V, 1.0, 1.0, 0.0, 0.86)], None, 0.86 - 0.92, 0.4, 0),
-    # BEYOND: d = max_distance, v_r its speed bound 3 m/s: 2 - 1.12.
+    # BEYOND: d = max_distance, v_r its link's speed bound 3 m/s: 2 - 1.12.
     ([(B, math.nan, math.nan)], [3.0], 2.0 - 1.12, 1.0, 0),
     # The group is its worst pair: margins 0.63, -0.07 and -0.02; scalings 1, 0.3, 0.8.
     ([(V, 1.5, 0.5), (V, 0.85, 1.0), (V, 0.9, 1.0)], None, 0.85 - 0.92, 0.3, 1),
 ]
 
 
-@pytest.mark.parametrize('rows, bounds, margin, scaling, row', TABLE_CASES)
-def test_margins_and_scalings_are_the_formula_on_the_exact_quantities(rows, bounds, margin,
+@pytest.mark.parametrize('rows, speeds, margin, scaling, row', TABLE_CASES)
+def test_margins_and_scalings_are_the_formula_on_the_exact_quantities(rows, speeds, margin,
                                                                       scaling, row):
-    verdict = _evaluate(_records(*rows), bounds=bounds)
+    verdict = _evaluate(_records(*rows), speeds=speeds)
     assert verdict.margin == pytest.approx(margin, abs=1e-12)
     assert verdict.scaling == pytest.approx(scaling, abs=1e-12)
     assert verdict.row == row and verdict.reason == '' and verdict.missing == ()
@@ -104,8 +105,8 @@ def test_a_stopping_table_is_read_at_the_closing_speed():
 @pytest.mark.parametrize('rows, reason', [
     ([(V, 1.5, 0.5), (PairStatus.STALE, math.nan, math.nan)], 'a pair is STALE'),
     ([(V, 1.5, 0.5), (PairStatus.PENDING, math.nan, math.nan)], 'a pair is PENDING'),
-    ([(V, 1.5, math.nan)], 'a closing speed is unknown'),
-    ([(B, math.nan, math.nan)], 'a closing speed is unknown'),  # no speed bound
+    ([(V, 1.5, math.nan)], 'a robot speed is unknown'),
+    ([(B, math.nan, math.nan)], 'a robot speed is unknown'),  # the link's velocity unknown
 ])
 def test_anything_unknown_gives_minus_inf_and_zero(rows, reason):
     verdict = _evaluate(_records(*rows))

@@ -245,7 +245,7 @@ class Cycle:
         sec, nanosec = stamp_fields(data_stamp(stamps, empty, now_ns))
         header = Header(frame_id=config.fixed_frame, stamp=Time(sec=sec, nanosec=nanosec))
         self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
-                             world.names, world.link_groups, self.closing.speed_bounds)
+                             world.names, world.link_groups, self.closing.robot_speeds)
         self.outputs.publish_markers(records, layout.self_mask, header,
                                      lambda: self._piece_views(poses, inputs),
                                      self.swept_witnesses)

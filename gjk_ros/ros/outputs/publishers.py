@@ -147,14 +147,14 @@ class Outputs:
         self.names.publish(String(data=json.dumps(names)))
 
     def publish(self, records, self_mask, reasons, header, names, link_groups,
-                speed_bounds=None):
+                robot_speeds=None):
         """
         Publish one cycle's clouds, fail-safe minimum and safety summary with one header.
 
         ``reasons`` are why the node is not ready (empty when ready); ``names`` is the
         world's NameRegistry and ``link_groups`` its SRDF groups (the scaling groups);
-        ``speed_bounds`` each record's closing-speed bound (``ClosingSpeeds.speed_bounds``,
-        the separation groups' ``v_r`` of a BEYOND pair; None: unknown).
+        ``robot_speeds`` each record's ``v_r`` for the separation groups
+        (``ClosingSpeeds.robot_speeds``; None: unknown).
         """
         config = self._config
         # The record clouds and the safety detail are packed only for someone listening: a
@@ -178,7 +178,7 @@ class Outputs:
         # Separation monitoring is of obstacles: self pairs are not in any group.
         limit, separation = self.separation.evaluate(
             records[~self_mask], not reasons, both,
-            None if speed_bounds is None else speed_bounds[~self_mask])
+            None if robot_speeds is None else robot_speeds[~self_mask])
         self.separation.publish(header)
         scaling = self.scaling.publish(
             minimum, records[counted], lambda subset: min_distance(

@@ -21,9 +21,10 @@ Each cycle, for each group of ``separation_groups`` (``params/separation.py``), 
 - ``d``: the record's fail-safe bound, as ``~/min_distance`` takes it (the swept lower bound
   when lower, ``distance - error_bound`` when APPROXIMATE, ``max_distance`` when BEYOND);
   -inf when the record is unknown (STALE, INVALID, PENDING) or the node is not ready;
-- ``v_r``: the record's ``closing_speed``, and for a BEYOND pair (no witnesses) the bound on
-  its closing speed from its bodies' point speeds (``compute/closing_speeds.py``); NaN
-  (unknown: scaling 0) when a velocity is unknown.
+- ``v_r``: the link's speed towards the obstacle at the witnesses (the record's closing speed
+  without the obstacle's own motion, which ``v_h`` covers), and for a BEYOND pair (no
+  witnesses) the bound on its link's point speeds (``ClosingSpeeds.robot_speeds``); NaN
+  (unknown: scaling 0) when the link's velocity is unknown.
 
 ``~/separation_margin/<group>`` (sensor_msgs/Range, as ``~/safety``: ``range`` the smallest
 ``d - S_p`` rounded down to float32, -inf when unknown; ``~/safety_detail`` has it exactly)
@@ -84,21 +85,19 @@ def float32_below(value):
     return float(rounded)
 
 
-def group_inputs(records, speed_bounds, max_distance):
-    """Return each record's ``(d, v_r)`` for the group's formula (module docstring)."""
-    status = records['status']
+def group_distances(records, max_distance):
+    """Return each record's ``d`` for the group's formula (module docstring)."""
     distances = lower_bounds(records, max_distance)
-    distances[UNKNOWN_STATUS[status]] = -math.inf
-    speeds = numpy.where(status == PairStatus.BEYOND, speed_bounds, records['closing_speed'])
-    return distances, speeds
+    distances[UNKNOWN_STATUS[records['status']]] = -math.inf
+    return distances
 
 
-def evaluate_records(group, records, speed_bounds, ready, max_distance, allow_no_obstacles):
+def evaluate_records(group, records, robot_speeds, ready, max_distance, allow_no_obstacles):
     """
     Return the GroupVerdict of a SeparationGroup over its records.
 
-    ``records`` the group's link-obstacle records of this cycle, ``speed_bounds`` their bounds
-    on the closing speed (``ClosingSpeeds.speed_bounds``), ``ready`` whether the node vouches
+    ``records`` the group's link-obstacle records of this cycle, ``robot_speeds`` their
+    ``v_r`` (``ClosingSpeeds.robot_speeds``), ``ready`` whether the node vouches
     for its scope; ``max_distance`` and ``allow_no_obstacles`` as for ``~/min_distance``.
     """
     settings = group.settings
@@ -114,7 +113,8 @@ def evaluate_records(group, records, speed_bounds, ready, max_distance, allow_no
         if allow_no_obstacles:
             return GroupVerdict(math.inf, 1.0)
         return GroupVerdict(-math.inf, 0.0, reason='no obstacle of the group in scope')
-    distances, speeds = group_inputs(records, speed_bounds, max_distance)
+    distances = group_distances(records, max_distance)
+    speeds = numpy.asarray(robot_speeds, dtype=numpy.float64)
     # The group's verdict is its worst pairs': evaluate_group searches the scaling of the
     # pairs whose margin is negative now, and of the smallest margin (the others keep 1).
     margins = numpy.atleast_1d(separation_margin(settings, distances, speeds))
@@ -125,7 +125,7 @@ def evaluate_records(group, records, speed_bounds, ready, max_distance, allow_no
     if verdict.margin == -math.inf:
         unknown = UNKNOWN_STATUS[records['status'][row]]
         reason = 'a pair is %s' % PairStatus(int(records['status'][row])).name if unknown \
-            else 'a closing speed is unknown'
+            else 'a robot speed is unknown'
     return GroupVerdict(verdict.margin, verdict.scaling, row, reason=reason)
 
 
@@ -192,7 +192,7 @@ class SeparationOutputs:
             self._node.remove_post_set_parameters_callback(self._callback)
             self._callback = None
 
-    def evaluate(self, records, ready, names, speed_bounds):
+    def evaluate(self, records, ready, names, robot_speeds):
         """
         Evaluate every group over this cycle's link-obstacle records.
 
@@ -202,14 +202,14 @@ class SeparationOutputs:
         config = self._config
         links, obstacles = names
         members = self._group_members(obstacles)
-        if speed_bounds is None or len(speed_bounds) != len(records):
-            speed_bounds = numpy.full(len(records), numpy.nan)
+        if robot_speeds is None or len(robot_speeds) != len(records):
+            robot_speeds = numpy.full(len(records), numpy.nan)
         limit, values = 1.0, {}
         self.verdicts = {}
         for name, (group, _, _) in sorted(self.groups.items()):
             chosen = numpy.isin(records['obstacle_id'], members[name])
             subset = records[chosen]
-            verdict = evaluate_records(group, subset, speed_bounds[chosen], ready,
+            verdict = evaluate_records(group, subset, robot_speeds[chosen], ready,
                                        config.max_distance, config.allow_no_obstacles)
             self.verdicts[name] = verdict
             limit = min(limit, verdict.scaling)
@@ -221,7 +221,7 @@ class SeparationOutputs:
                 values[prefix + 'pair'] = '%s to %s' % (
                     links.get(int(record['link_id']), str(int(record['link_id']))),
                     obstacles.get(int(record['obstacle_id']), str(int(record['obstacle_id']))))
-                values[prefix + 'closing_speed'] = repr(float(record['closing_speed']))
+                values[prefix + 'robot_speed'] = repr(float(robot_speeds[chosen][verdict.row]))
             if verdict.missing:
                 values[prefix + 'missing'] = ', '.join(verdict.missing)
             if verdict.reason:
