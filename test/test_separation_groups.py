@@ -20,6 +20,7 @@ the largest factor of v_r that keeps the margin >= 0; every expected value below
 formula worked out by hand on the records' exact quantities.
 """
 
+import array
 import math
 
 from gjk_ros.ros.outputs.separation_margins import evaluate_records, float32_below
@@ -138,6 +139,10 @@ def test_group_parameters_are_validated_naming_the_parameter():
     assert 'at most 100 rows' in validate_parameter('people.stopping_table_speeds',
                                                     [0.0] * 101)
     assert 'patterns' in validate_parameter('people.obstacles', ['ok', ''])
+    # `ros2 param set` and rclpy send an empty list as some typed empty array: unset.
+    assert validate_parameter('people.obstacles', array.array('B')) is None
+    assert validate_parameter('people.stopping_table_speeds', array.array('d')) is None
+    assert validate_parameter('people.stopping_table_speeds', array.array('d', [0, 1])) is None
     assert 'topic name token' in validate_parameter('separation_groups', ['a-b'])
     assert 'twice' in validate_parameter('separation_groups', ['people', 'people'])
     # A table that cannot be used names itself; so does a value from a file.

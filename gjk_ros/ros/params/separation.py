@@ -127,8 +127,9 @@ def validate_group_names(names, taken=()):
 def group_parameter_problem(parameter, value):
     """Why a value of ``<group>.<parameter>`` is refused, or None (NaN: unset, accepted)."""
     spec = _SPECS[parameter]
-    if value is None:
-        return None  # not set
+    if value is None or (spec.kind.endswith('array') and hasattr(value, '__len__')
+                         and not isinstance(value, str) and len(value) == 0):
+        return None  # not set (clients cannot type an empty array: any empty one is unset)
     if spec.kind == 'string_array':
         if not isinstance(value, (list, tuple)) or not all(
                 isinstance(item, str) and item for item in value):
