@@ -60,7 +60,7 @@ class PieceVelocities:
     """
 
     def __init__(self):
-        self._uids = []
+        self._uids, self._source = [], None
         self._time = self._previous_time = numpy.zeros(0, dtype=numpy.int64)
         self._pose = self._previous_pose = numpy.zeros((0, 4, 4))
         self._motion = None  # (FrameMotion of the moving pieces, their row, seconds)
@@ -71,8 +71,10 @@ class PieceVelocities:
 
         (P,) uids, (P, 4, 4) poses of the pieces' frames, (P,) inputs, (P,) int ns.
         """
-        if list(uids) != self._uids:
-            self._remap(list(uids))
+        if uids is not self._source:  # the layout's list: a new one only on a rebuild
+            self._source = uids
+            if list(uids) != self._uids:
+                self._remap(list(uids))
         times = numpy.asarray(times, dtype=numpy.int64)
         sampled = (numpy.asarray(inputs) == InputState.OK) & (times != TIMELESS) & \
             (times != UNKNOWN)

@@ -175,11 +175,13 @@ class Outputs:
                                   max_range=config.max_distance, range=minimum))
         link_names = names.names_by_id(LINK)
         both = (link_names, names.names_by_id(OBSTACLE))
-        # Separation monitoring is of obstacles: self pairs are not in any group.
-        limit, separation = self.separation.evaluate(
-            records[~self_mask], not reasons, both,
-            None if robot_speeds is None else robot_speeds[~self_mask])
-        self.separation.publish(header)
+        limit, separation = 1.0, {}
+        if self.separation.groups:
+            # Separation monitoring is of obstacles: self pairs are not in any group.
+            limit, separation = self.separation.evaluate(
+                records[~self_mask], not reasons, both,
+                None if robot_speeds is None else robot_speeds[~self_mask])
+            self.separation.publish(header)
         scaling = self.scaling.publish(
             minimum, records[counted], lambda subset: min_distance(
                 subset, not reasons, config.max_distance, config.allow_no_obstacles),
