@@ -101,6 +101,7 @@ def test_a_stopping_table_is_read_at_the_closing_speed():
     assert verdict.scaling == pytest.approx(0.81 / 0.62 / 1.5, abs=1e-12)
     beyond = _evaluate(_records((V, 1.0, 2.5)), TABLE)
     assert (beyond.margin, beyond.scaling) == (-math.inf, 0.0), 'beyond the table: unknown'
+    assert beyond.reason == 'a robot speed (2.500 m/s) is beyond the stopping table'
 
 
 @pytest.mark.parametrize('rows, reason', [

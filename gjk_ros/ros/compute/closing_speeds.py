@@ -210,9 +210,10 @@ class ClosingSpeeds:
                                                self._layout.pairs[:, 0], owner, len(records))
         normal = _vectors(records, 'normal', index)
         rate = distance_rate(normal, link_velocity, velocities[count:2 * count])
-        records['closing_speed'][index] = -rate
+        # + 0.0: a pair at rest reads 0, not -0.
+        records['closing_speed'][index] = -rate + 0.0
         self.robot_speeds[index] = -distance_rate(normal, link_velocity,
-                                                  numpy.zeros_like(link_velocity))
+                                                  numpy.zeros_like(link_velocity)) + 0.0
         # An APPROXIMATE distance is known within its bound: contact comes no later than the
         # lower end's.
         records['time_to_contact'][index] = time_to_contact(

@@ -123,9 +123,10 @@ def evaluate_records(group, records, robot_speeds, ready, max_distance, allow_no
     row = int(candidates[verdict.pair]) if verdict.pair >= 0 else -1
     reason = ''
     if verdict.margin == -math.inf:
-        unknown = UNKNOWN_STATUS[records['status'][row]]
-        reason = 'a pair is %s' % PairStatus(int(records['status'][row])).name if unknown \
-            else 'a robot speed is unknown'
+        status = int(records['status'][row])
+        reason = 'a pair is %s' % PairStatus(status).name if UNKNOWN_STATUS[status] else \
+            'a robot speed is unknown' if math.isnan(speeds[row]) else \
+            'a robot speed (%.3f m/s) is beyond the stopping table' % speeds[row]
     return GroupVerdict(verdict.margin, verdict.scaling, row, reason=reason)
 
 
