@@ -235,3 +235,46 @@ def test_a_pair_beyond_max_distance_has_no_rate_but_a_link_speed_bound():
     for record, bound in zip(records, closing.robot_speeds):
         link_pieces = [0] if record['link_id'] == 0 else [1, 2]
         assert bound == pytest.approx(max(piece_bound(a) for a in link_pieces), rel=1e-6)
+
+
+def test_a_cloud_records_closing_speed_is_the_rate_of_its_exact_distance():
+    # The links of test_component_cloud_pairs' scene on constant twists, its cloud at rest
+    # (on the fixed frame: timeless). The records are the nearest-point searches' answers.
+    pytest.importorskip('rclpy')
+    from gjk_ros.ros.compute.bodies import LINK
+    from test_component_cloud_pairs import LINKS as CLOUD_LINKS, Scene
+    scene = Scene(4)
+    rng = numpy.random.default_rng(4)
+    twists = {}
+    for link in CLOUD_LINKS:
+        twists[link] = Twist(rng, (0.0, 0.0, 0.0), speed=0.3, turn=0.5)
+        twists[link].start = scene.frames.matrices[link].copy()
+
+    def records_at(seconds):
+        for link, twist in twists.items():
+            scene.frames.matrices[link] = twist.at(seconds)
+        scene.collect()
+        return scene.records()
+
+    closing = ClosingSpeeds()
+
+    def measure(seconds):
+        records = records_at(seconds)
+        layout = scene.layout
+        _, origins, _ = layout.placement(scene.ctx.world)
+        times = numpy.array([int(round(seconds * SECOND)) if location.kind == LINK
+                             else TIMELESS for location in layout.locations])
+        closing.update(layout.tracker, layout.shapes, scene.poses, origins,
+                       numpy.zeros(len(times), dtype=numpy.int64), times, records)
+        return records
+
+    measure(0.2)
+    records = measure(0.21).copy()
+    assert (records['status'] == PairStatus.VALID).all() and len(records) == len(CLOUD_LINKS)
+    step = 1e-5
+    after, before = records_at(0.21 + step)['distance'], records_at(0.21 - step)['distance']
+    assert (numpy.abs(records['closing_speed']) > 0.01).all(), 'every link moves'
+    numpy.testing.assert_allclose(records['closing_speed'], -(after - before) / (2 * step),
+                                  atol=1e-6)
+    # The cloud is at rest: v_r is the whole closing speed.
+    numpy.testing.assert_allclose(closing.robot_speeds, records['closing_speed'], atol=1e-12)
