@@ -27,6 +27,7 @@ from gjk_ros.ros.outputs.separation_margins import evaluate_records, float32_bel
 from gjk_ros.ros.params import Config, validate_parameter
 from gjk_ros.ros.params.separation import SeparationGroup
 from gjk_ros.ros.records import new_records, PairStatus
+from hypothesis import given, settings, strategies
 import numpy
 import pytest
 
@@ -173,3 +174,28 @@ def test_a_published_margin_is_rounded_down_to_float32(value):
     assert rounded <= value and numpy.float32(rounded) == rounded
     assert float(numpy.nextafter(numpy.float32(rounded), numpy.float32(numpy.inf))) > value \
         or rounded == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(strategies.lists(strategies.tuples(
+    strategies.sampled_from([V, V, V, A, B, PairStatus.STALE]),
+    strategies.floats(-0.2, 3.0), strategies.floats(-1.0, 2.5),
+    strategies.one_of(strategies.just(math.nan), strategies.floats(-0.2, 3.0))),
+    min_size=1, max_size=12), strategies.booleans())
+def test_the_group_is_its_worst_pair_as_the_core_evaluates_every_pair(rows, table):
+    # The node evaluates only the pairs that can limit (negative margins and the smallest):
+    # the same verdict as the core's evaluate_group over every pair.
+    from gjk_ros.core.separation import evaluate_group
+    from gjk_ros.ros.outputs.separation_margins import group_distances
+    records = _records(*[(status, distance, speed, 0.01, swept)
+                         for status, distance, speed, swept in rows])
+    values = TABLE if table else TERMS
+    verdict = _evaluate(records, values)
+    core = evaluate_group(_group(values).settings, group_distances(records, MAX_DISTANCE),
+                          records['closing_speed'])
+    assert verdict.margin == core.margin and verdict.scaling == core.scaling
+    if verdict.margin > -math.inf:
+        reference = evaluate_group(_group(values).settings,
+                                   group_distances(records, MAX_DISTANCE)[[verdict.row]],
+                                   records['closing_speed'][[verdict.row]])
+        assert reference.scaling == verdict.scaling, 'the limiting pair limits'
