@@ -90,6 +90,9 @@ def test_demo_prints_distances_and_writes_a_plot(ros_env, tmp_path):
     assert min(low for low, _ in summary.values()) < 0.0
     assert all(high > 0.0 for _, high in summary.values())
 
+    # The node sweeps (the demo's settings): the summary counts the pass-throughs it saw.
+    assert re.search(r'^swept contact while both samples were positive .*: \d+ cycle\(s\)$',
+                     result.stdout, re.M), result.stdout
     assert f'plot written to {plot}' in result.stdout
     _assert_valid_png(plot)
     scene = re.search(r'scene \((\d+) markers\) written to (\S+)$', result.stdout, re.M)

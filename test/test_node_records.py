@@ -73,7 +73,7 @@ def sample_records():
 def test_layout_matches_the_design():
     names = [name for name, _ in RECORD_FIELDS]
     tail = ['link_id', 'obstacle_id', 'status', 'ready', 'age', 'swept_distance',
-            'swept_fraction']
+            'swept_fraction', 'closing_speed', 'time_to_contact']
     assert names == ['x', 'y', 'z'] + FLOAT64_FIELDS + tail
     cloud = make_cloud(sample_records(), Header(frame_id='world'))
     types = {field.name: field.datatype for field in cloud.fields}
@@ -83,10 +83,11 @@ def test_layout_matches_the_design():
     assert types['link_id'] == types['obstacle_id'] == PointField.UINT32
     assert types['status'] == types['ready'] == PointField.UINT8
     assert all(types[name] == PointField.FLOAT64 and offsets[name] % 8 == 0
-               for name in ('age', 'swept_distance', 'swept_fraction'))
+               for name in ('age', 'swept_distance', 'swept_fraction', 'closing_speed',
+                            'time_to_contact'))
     assert all(field.count == 1 for field in cloud.fields)
     assert cloud.height == 1 and cloud.width == 4
-    assert cloud.point_step == 144 and cloud.row_step == 4 * cloud.point_step
+    assert cloud.point_step == 160 and cloud.row_step == 4 * cloud.point_step
     assert len(cloud.data) == cloud.row_step
     assert not cloud.is_dense  # some records are not VALID
 

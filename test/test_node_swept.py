@@ -31,8 +31,11 @@ import yaml
 
 from geometry_msgs.msg import TransformStamped  # noqa: I100
 from gjk_ros.ros.node import DistanceNode
+from gjk_ros.ros.outputs.hull_markers import swept_segment
 from gjk_ros.ros.records import PairStatus
+from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker
 
 HAND = yaml.safe_dump([{'name': 'hand', 'frame_id': 'hand', 'type': 'box',
                         'size': [0.02, 0.02, 0.02]}])
@@ -90,8 +93,17 @@ def test_a_hand_through_a_thin_plate_between_two_samples_reads_as_contact(node):
         assert sample['status'] == PairStatus.VALID
     assert below['swept_distance'] <= -0.0125 + 1e-9
     assert below['swept_fraction'] == pytest.approx(0.5, abs=0.05)
+    # 60 mm down in 1 ms, leaving the plate above: it recedes at 60 m/s, no contact ahead.
+    assert below['closing_speed'] == pytest.approx(-60.0, rel=1e-9)
+    assert below['time_to_contact'] == math.inf
     from gjk_ros.ros.outputs.safety import min_distance
     assert min_distance(node.cycle.last_records, True, node.config.max_distance) < 0.0
+    # ~/markers draws the witness pair at the swept minimum: the hand is in the plate there.
+    marker = swept_segment(node.cycle.last_records, node.cycle.swept_witnesses,
+                           Header(frame_id='world'), node.config.max_distance)
+    assert marker.ns == 'swept_segment' and marker.action == Marker.ADD
+    (link, obstacle) = [(point.x, point.y, point.z) for point in marker.points]
+    assert abs(link[2]) <= 0.0125 + 1e-3 and abs(obstacle[2]) <= 0.0125 + 1e-3
     # Moving on clear of the plate: the next interval is apart again.
     after = _hand_at(node, -0.05, now + 2_000_000)
     assert after['swept_distance'] > 0.0 and after['distance'] > 0.0
@@ -104,4 +116,7 @@ def test_without_swept_distances_the_samples_alone_stand(node):
     _hand_at(node, 0.03, now)
     below = _hand_at(node, -0.03, now + 1_000_000)
     assert math.isnan(below['swept_distance']) and math.isnan(below['swept_fraction'])
+    marker = swept_segment(node.cycle.last_records, node.cycle.swept_witnesses,
+                           Header(frame_id='world'), node.config.max_distance)
+    assert marker.ns == 'swept_segment' and marker.action == Marker.DELETE
     assert below['distance'] == pytest.approx(0.0175, abs=1e-9)

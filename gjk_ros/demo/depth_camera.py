@@ -161,7 +161,8 @@ def scene_primitives(config, robot, positions, frames, model=None):
     positions : dict
         Joint positions.
     frames : dict
-        Fixed <- frame of the scene's moving frames.
+        Fixed <- frame of the scene's moving frames (an obstacle on an arm link rides the
+        link's pose at ``positions``).
     model : gjk_ros.models.kinematics.KinematicModel, optional
         The arm's joint tree (read from ``config.urdf`` when not given).
 
@@ -172,10 +173,12 @@ def scene_primitives(config, robot, positions, frames, model=None):
     kinds = {Marker.CUBE: 'box', Marker.SPHERE: 'sphere', Marker.CYLINDER: 'cylinder'}
     for spec in config.obstacles:
         kind = kinds.get(spec.marker_type)
-        frame = numpy.eye(4) if spec.frame_id == FIXED_FRAME else frames.get(spec.frame_id)
+        # The fixed frame, a moving frame of the scene, or an arm link.
+        frame = numpy.eye(4) if spec.frame_id == FIXED_FRAME else frames.get(
+            spec.frame_id, links.get(spec.frame_id))
         if kind is None or frame is None:
             continue
-        pose = frame @ xyz_rpy_to_matrix(spec.position)
+        pose = frame @ xyz_rpy_to_matrix(spec.position, spec.rpy)
         scale = numpy.asarray(spec.scale, dtype=float) / 2.0
         size = {'box': tuple(scale), 'sphere': (scale[0],),
                 'cylinder': (scale[0], scale[2])}[kind]

@@ -50,6 +50,9 @@ DATA_TIMEOUT = 10.0
 # Domain ids the demo may pick by itself (those of the test suite's locks, see conftest.py).
 DEMO_DOMAIN_IDS = range(1, 101)
 _ANSI_CURSOR_UP_AND_CLEAR = '\x1b[{count}F\x1b[J'
+# The node's swept distances, and a tf_timeout above the scene's TF gaps (up to 0.6 s while
+# the tool crosses the guard plate, demo/dropout.py): a gap is not a stale transform.
+SWEPT_PARAMETERS = ('swept_distances:=true', 'tf_timeout:=1.0')
 
 
 @dataclass
@@ -113,11 +116,18 @@ class PairHistory:
     times: dict = field(default_factory=dict)
     distances: dict = field(default_factory=dict)
     ids: dict = field(default_factory=dict)
+    passes: list = field(default_factory=list)
 
     def add(self, elapsed, records):
-        """Append one cloud's records at ``elapsed`` seconds."""
+        """Append one cloud's records at ``elapsed`` seconds (and note any SweptContact)."""
         for record in records:
             key = (record.link, record.obstacle)
+            before = self.distances[key][-1] if key in self.distances else math.nan
+            if record.is_measured and before > 0.0 and record.distance > 0.0 and \
+                    record.swept_distance < 0.0:
+                self.passes.append(SweptContact(elapsed, str(record.link), str(record.obstacle),
+                                                record.swept_distance, record.swept_fraction,
+                                                before, record.distance))
             value = record.distance if record.is_measured else math.nan
             self.times.setdefault(key, []).append(elapsed)
             self.distances.setdefault(key, []).append(value)
@@ -127,6 +137,31 @@ class PairHistory:
     def pairs(self):
         """Return the (link, obstacle) keys in the node's order (link id, obstacle id)."""
         return sorted(self.times, key=self.ids.__getitem__)
+
+
+@dataclass(frozen=True)
+class SweptContact:
+    """
+    A cycle whose swept distance is contact while both its samples are apart.
+
+    The node's ``swept_distance`` (a certified lower bound over the motion since its last
+    cycle) is negative, and the pair's sampled distances of that cycle and of the one before
+    (``before``, ``after``) are positive: a pass-through that sampling alone misses.
+    """
+
+    elapsed: float
+    link: str
+    obstacle: str
+    swept_distance: float
+    swept_fraction: float
+    before: float
+    after: float
+
+    def describe(self):
+        """Return one line saying what the node reported, and when."""
+        return (f't = {self.elapsed:5.1f} s  {self.link} / {self.obstacle}: swept contact '
+                f'{self.swept_distance:+.4f} m at {self.swept_fraction:.2f} of the interval, '
+                f'both samples apart ({self.before:+.4f}, {self.after:+.4f} m)')
 
 
 def contact_label(record):
@@ -158,7 +193,7 @@ def format_distance(record):
     return f'{record.distance:+.4f}' if record.is_measured else 'nan'
 
 
-def format_table(records, elapsed, node_min_distance=None):
+def format_table(records, elapsed, node_min_distance=None, passes=()):
     """
     Format the latest records as a fixed-width table.
 
@@ -170,6 +205,8 @@ def format_table(records, elapsed, node_min_distance=None):
         Seconds since the first cloud.
     node_min_distance : float, optional
         The fail-safe minimum of the same cloud (``fail_safe_minimum``), shown in the header.
+    passes : sequence of SweptContact
+        The pass-throughs so far: their count and the last one follow the table.
 
     Returns
     -------
@@ -193,6 +230,9 @@ def format_table(records, elapsed, node_min_distance=None):
         lines.append(f'{str(record.link):<{link_width}}  {str(record.obstacle):<{obstacle_width}}'
                      f'  {format_distance(record):>12}  {record.status.name.lower():<11}'
                      f'  {contact_label(record)}')
+    if passes:
+        lines.append(f'passed through between two samples: {len(passes)} so far; last: '
+                     f'{passes[-1].describe()}')
     return lines
 
 
@@ -220,6 +260,9 @@ def summary_lines(history):
         share = sum(v < -TOUCH_TOLERANCE for v in values) / len(values)
         lines.append(f'{key[0]!s:<12}  {key[1]!s:<12}  {min(values):+9.4f}  '
                      f'{max(values):+9.4f}  {100.0 * share:5.1f} %')
+    lines.append('swept contact while both samples were positive (a pass-through only the '
+                 f'swept distance sees): {len(history.passes)} cycle(s)')
+    lines += ['  ' + contact.describe() for contact in history.passes]
     return lines
 
 
@@ -605,8 +648,8 @@ def _run(options, out):
     try:
         scene_input = ['planning_scene:=true'] if options.collision_objects else []
         children['node'] = start_child(
-            node_command(options.rate_hz, list(DEPTH_CAMERA_PARAMETERS) + scene_input),
-            logs['node'])
+            node_command(options.rate_hz, list(DEPTH_CAMERA_PARAMETERS) + scene_input
+                         + list(SWEPT_PARAMETERS)), logs['node'])
         children['scene'] = start_child(
             scene_command(options.rate_hz, options.collision_objects), logs['scene'])
         status = _monitor(options, history, snapshot, children, logs, out)
@@ -658,12 +701,14 @@ def _monitor(options, history, snapshot, children, logs, out):
         monitor = _make_monitor(history, snapshot)
         executor = SingleThreadedExecutor()
         executor.add_node(monitor)
-        return watch(executor, monitor.cycle, TablePrinter(out), options, children, logs, out)
+        return watch(executor, monitor.cycle, TablePrinter(out), options, children, logs, out,
+                     passes=history.passes)
     finally:
         rclpy.try_shutdown()
 
 
-def watch(executor, cycle, printer, options, children, logs, out, data_timeout=DATA_TIMEOUT):
+def watch(executor, cycle, printer, options, children, logs, out, data_timeout=DATA_TIMEOUT,
+          passes=()):
     """
     Wait for the first distances, then show tables until ``options.duration`` of data time.
 
@@ -686,6 +731,8 @@ def watch(executor, cycle, printer, options, children, logs, out, data_timeout=D
         Where messages go.
     data_timeout : float
         Seconds without a newer cycle after which the node or the scene counts as stuck.
+    passes : list of SweptContact
+        The pass-throughs seen so far (filled as the cycles come), shown under each table.
 
     Returns
     -------
@@ -706,7 +753,7 @@ def watch(executor, cycle, printer, options, children, logs, out, data_timeout=D
         if not _spin_until(executor, lambda: cycle.elapsed >= target, data_timeout,
                            lambda: cycle.progressed_at, children, logs, out):
             return 1
-        printer.show(format_table(cycle.records, cycle.elapsed, cycle.min_distance))
+        printer.show(format_table(cycle.records, cycle.elapsed, cycle.min_distance, passes))
         if cycle.elapsed >= options.duration:
             return 0
         next_table = cycle.elapsed + interval

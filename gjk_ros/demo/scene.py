@@ -43,6 +43,7 @@ from typing import Callable, Optional, Sequence
 
 from geometry_msgs.msg import Point, Pose, TransformStamped
 from gjk_ros.core.rigid import matrix_to_quaternion
+from gjk_ros.demo.dropout import CrossingGaps, TfDropout
 from gjk_ros.models.kinematics import parse_kinematics
 from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
@@ -120,9 +121,12 @@ class ObstacleSpec:
     marker_type : int
         A ``visualization_msgs/Marker`` type constant (CUBE, SPHERE, CYLINDER, POINTS, ...).
     frame_id : str
-        The frame the obstacle is attached to.
+        The frame the obstacle is attached to (the fixed frame, a moving frame or an arm
+        link).
     position : (3,) float
         Marker position in ``frame_id``.
+    rpy : (3,) float
+        Marker orientation in ``frame_id`` (roll, pitch, yaw as URDF's ``rpy``).
     scale : (3,) float
         Marker scale (full sizes, as RViz reads them).
     color : (4,) float
@@ -140,6 +144,7 @@ class ObstacleSpec:
     scale: tuple
     color: tuple = (0.8, 0.3, 0.2, 0.8)
     points: tuple = ()
+    rpy: tuple = (0.0, 0.0, 0.0)
 
     @property
     def name(self):
@@ -172,6 +177,8 @@ class SceneConfig:
     collision_objects : bool
         Publish the obstacles as moveit_msgs/CollisionObject on ``/collision_object`` instead
         of markers (the node's planning scene source).
+    tf_dropout : gjk_ros.demo.dropout.TfDropout or None
+        TF samples left out while a link crosses an obstacle (``demo/dropout.py``).
 
     """
 
@@ -183,6 +190,7 @@ class SceneConfig:
     obstacle_topic: str = DEFAULT_OBSTACLE_TOPIC
     obstacle_period: float = 1.0
     collision_objects: bool = False
+    tf_dropout: Optional[TfDropout] = None
 
     def joint_positions(self, time):
         """Return {joint: value} of the moving joints at scene time ``time`` (s)."""
@@ -227,13 +235,20 @@ def conveyor_pose(time):
     return xyz_rpy_to_matrix((0.7, 0.45 * math.sin(2.0 * math.pi * time / 7.0), 0.45))
 
 
+# The guard plate in the upper arm's frame: centred on the tool where the elbow turns it
+# fastest, its normal along the tool's motion there.
+PLATE_POSITION = (0.305, 0.0, 0.693)
+PLATE_PITCH = -0.665
+
+
 def demo_scene_config(rate_hz=50.0):
     """
     Return the demo scene.
 
     The periods are chosen so that within any 8 s window the tool or the forearm penetrates each
     obstacle and also clears it by more than 20 cm: the arm passes near, touches and penetrates
-    every obstacle over the run.
+    every obstacle over the run. The tool crosses the guard plate every 4 s, and every other
+    time between two TF samples (``TfDropout``): only the swept distance sees that contact.
 
     Parameters
     ----------
@@ -259,10 +274,14 @@ def demo_scene_config(rate_hz=50.0):
                      (0.14, 0.14, 0.6), color=(0.2, 0.8, 0.3, 0.8)),
         ObstacleSpec('conveyor', 0, Marker.CUBE, 'conveyor', (0.0, 0.0, 0.0),
                      (0.12, 0.12, 0.12), color=(0.9, 0.7, 0.1, 0.9)),
+        # A 5 mm guard plate on the upper arm, across the tool's path where the elbow swings
+        # it fastest: the tool passes through it every elbow period (4 s).
+        ObstacleSpec('plate', 0, Marker.CUBE, 'upper_arm', PLATE_POSITION, (0.1, 0.1, 0.005),
+                     color=(0.9, 0.2, 0.6, 0.8), rpy=(0.0, PLATE_PITCH, 0.0)),
     ]
     return SceneConfig(urdf=load_demo_urdf(), joint_motion=joint_motion, obstacles=obstacles,
                        moving_frames=[MovingFrame(FIXED_FRAME, 'conveyor', conveyor_pose)],
-                       rate_hz=rate_hz)
+                       rate_hz=rate_hz, tf_dropout=TfDropout('tool', 'plate/0'))
 
 
 def make_transform(parent, child, pose, stamp):
@@ -278,6 +297,12 @@ def make_transform(parent, child, pose, stamp):
     return message
 
 
+def _orient(orientation, spec):
+    """Write an obstacle's orientation (its ``rpy``) into a geometry_msgs/Quaternion."""
+    orientation.x, orientation.y, orientation.z, orientation.w = matrix_to_quaternion(
+        xyz_rpy_to_matrix((0.0, 0.0, 0.0), spec.rpy)[:3, :3])
+
+
 def make_marker(spec, stamp):
     """Return the ``visualization_msgs/Marker`` (action ADD, no lifetime) of an obstacle."""
     marker = Marker()
@@ -289,7 +314,7 @@ def make_marker(spec, stamp):
     marker.action = Marker.ADD
     marker.pose.position.x, marker.pose.position.y, marker.pose.position.z = (
         float(v) for v in spec.position)
-    marker.pose.orientation.w = 1.0
+    _orient(marker.pose.orientation, spec)
     marker.scale.x, marker.scale.y, marker.scale.z = (float(v) for v in spec.scale)
     marker.color.r, marker.color.g, marker.color.b, marker.color.a = (
         float(v) for v in spec.color)
@@ -315,6 +340,7 @@ def make_collision_object(spec, stamp):
     message.header.frame_id = spec.frame_id
     message.pose.position.x, message.pose.position.y, message.pose.position.z = (
         float(v) for v in spec.position)
+    _orient(message.pose.orientation, spec)
     message.primitives = [SolidPrimitive(type=kind, dimensions=[
         float(v) for v in dimensions(spec.scale)])]
     message.primitive_poses = [Pose()]
@@ -342,6 +368,8 @@ class ScenePublisher(Node):
         self._config = config
         self._stamp_log = stamp_log
         self._model = parse_kinematics(config.urdf)
+        self._gaps = None if config.tf_dropout is None else \
+            CrossingGaps(config.tf_dropout, config, self._model)
         self._tick = 0
         self._parent_pid = os.getppid()
         self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
@@ -400,6 +428,8 @@ class ScenePublisher(Node):
     def _publish_motion(self):
         time = self.scene_time
         self._tick += 1
+        if self._gaps is not None and not self._gaps.send(self._tick - 1):
+            return  # a TF gap while the tool crosses the plate (demo/dropout.py)
         stamp = self._now()
         transforms = [make_transform(parent, child, pose, stamp) for parent, child, pose in
                       joint_transforms(self._model, self._config.joint_positions(time), True)]

@@ -93,11 +93,13 @@ RECORD_FIELDS = (
     ('age', _POINT_FIELD_FLOAT64),
     ('swept_distance', _POINT_FIELD_FLOAT64),
     ('swept_fraction', _POINT_FIELD_FLOAT64),
+    ('closing_speed', _POINT_FIELD_FLOAT64),
+    ('time_to_contact', _POINT_FIELD_FLOAT64),
 )
 """Field names and PointField datatypes of one record, in memory order."""
 
 # Fields a reader fills with NaN when a cloud lacks them (one recorded before they existed).
-OPTIONAL_FIELDS = ('swept_distance', 'swept_fraction')
+OPTIONAL_FIELDS = ('swept_distance', 'swept_fraction', 'closing_speed', 'time_to_contact')
 
 
 def status_table(statuses):
@@ -118,7 +120,8 @@ def _record_dtype():
 
     x, y, z take bytes 0-11; 4 bytes of padding put ``link_x`` at 16, so every float64 of every
     record is 8-byte aligned. ``status`` and ``ready`` take bytes 112-113, ``age`` 120-127 and
-    the swept fields 128-143: a point_step of 144.
+    the swept fields 128-143, ``closing_speed`` and ``time_to_contact`` 144-159: a point_step
+    of 160.
     """
     names, formats, offsets = [], [], []
     offset = 0
@@ -136,14 +139,15 @@ def _record_dtype():
 
 
 RECORD_DTYPE = _record_dtype()
-"""Native-endian numpy dtype of one ``~/distances`` point (point_step 144)."""
+"""Native-endian numpy dtype of one ``~/distances`` point (point_step 160)."""
 
 
 def new_records(count):
     """
-    Return ``count`` zeroed records without a swept bound (their swept fields NaN).
+    Return ``count`` zeroed records without a swept bound or a rate (those fields NaN).
 
-    A zero ``swept_distance`` would be a bound at contact: records made by hand start here.
+    A zero ``swept_distance`` would be a bound at contact, a zero ``closing_speed`` a pair at
+    rest: records made by hand start here.
     """
     records = numpy.zeros(count, dtype=RECORD_DTYPE)
     for name in OPTIONAL_FIELDS:
@@ -187,6 +191,11 @@ class DistanceRecord:
         With ``swept_distances``: a certified lower bound of the signed distance over the
         motion since the last cycle, and its instant (0 at the last cycle, 1 at this one);
         NaN when the pair has no interval (docs/motion.md).
+    closing_speed, time_to_contact : float
+        How fast the pair approaches (m/s, ``-d(distance)/dt`` from the witnesses and the
+        bodies' velocities, positive approaching) and the seconds left to contact at that
+        rate (0 at contact, inf when not approaching); NaN unless VALID or APPROXIMATE with
+        every velocity known (docs/motion.md).
 
     """
 
@@ -204,6 +213,8 @@ class DistanceRecord:
     ready: bool = True
     swept_distance: float = float('nan')
     swept_fraction: float = float('nan')
+    closing_speed: float = float('nan')
+    time_to_contact: float = float('nan')
 
     @property
     def is_measured(self):
@@ -390,5 +401,7 @@ def read_distances(cloud_msg, names_msg=None, self_pairs=False):
             ready=bool(point['ready']),
             swept_distance=float(point['swept_distance']),
             swept_fraction=float(point['swept_fraction']),
+            closing_speed=float(point['closing_speed']),
+            time_to_contact=float(point['time_to_contact']),
         ))
     return records

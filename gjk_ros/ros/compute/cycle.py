@@ -26,6 +26,7 @@ from dataclasses import replace
 import time
 
 from builtin_interfaces.msg import Time
+from gjk_ros.ros.compute.closing_speeds import ClosingSpeeds
 from gjk_ros.ros.compute.layout import Layout
 from gjk_ros.ros.compute.pacing import CyclePacer
 from gjk_ros.ros.compute.pairs import InputState
@@ -107,8 +108,10 @@ class Cycle:
         self.layout = Layout(self.decomposer, self.outputs.publish_names)
         self.readiness = Readiness(problems)
         self.sweeping = SweptRecords()
+        self.closing = ClosingSpeeds()
         self.stats = CycleStats()
         self.last_records = None
+        self.swept_witnesses = None  # (r, 6) at each record's swept minimum (sweeping.py)
         self.components = {
             'clock': self._configure_clock,
             'pacing': self._configure_pacing,
@@ -213,6 +216,7 @@ class Cycle:
                                                         now_ns, self._describe_piece)
         # 5. Freshness: stale sources and an untrusted clock are STALE; each piece's data is as
         # old as its transform or its source's data, whichever is older.
+        transform_times = piece_times.copy()  # the velocities' samples (closing_speeds.py)
         layout.judge(world, inputs, piece_times)
         if self.clocks.problem() is not None or not measuring:
             # No age can be judged, or paused by ~/toggle: nothing is measured.
@@ -223,6 +227,8 @@ class Cycle:
         tracker = layout.tracker
         records = tracker.compute(poses, inputs, config.max_distance)
         self._sweep(records, poses)
+        self.closing.update(tracker, layout.shapes, poses, origins, inputs, transform_times,
+                            records)
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
@@ -239,14 +245,16 @@ class Cycle:
         sec, nanosec = stamp_fields(data_stamp(stamps, empty, now_ns))
         header = Header(frame_id=config.fixed_frame, stamp=Time(sec=sec, nanosec=nanosec))
         self.outputs.publish(records, layout.self_mask, self.readiness.reasons, header,
-                             world.names, world.link_groups)
+                             world.names, world.link_groups, self.closing.robot_speeds)
         self.outputs.publish_markers(records, layout.self_mask, header,
-                                     lambda: self._piece_views(poses, inputs))
+                                     lambda: self._piece_views(poses, inputs),
+                                     self.swept_witnesses)
         return records
 
     def _sweep(self, records, poses):
         """Each record's swept bound over the motion since the last cycle (sweeping.py)."""
         config, engine = self.config, self.layout.tracker.engine
+        self.swept_witnesses = None
         if not config.swept_distances or engine is None:
             self.sweeping.reset()
             return
@@ -256,6 +264,8 @@ class Cycle:
         answered = _ANSWERED[records['status']]
         records['swept_distance'] = numpy.where(answered, lower, numpy.nan)
         records['swept_fraction'] = numpy.where(answered, fraction, numpy.nan)
+        self.swept_witnesses = numpy.where(answered[:, None], self.sweeping.witnesses,
+                                           numpy.nan)
 
     def _describe_piece(self, index):
         location = self.layout.locations[index]

@@ -45,9 +45,12 @@ class SweptRecords:
     The swept lower bound of each record of a ``PairTracker``'s engine, cycle to cycle.
 
     ``update`` after the tracker's own measurement each cycle; ``reset`` when sweeping stops.
+    ``witnesses`` (K, 6) holds, after each update, each body pair's two witness points at its
+    swept minimum's instant (``fixed_frame``; NaN where there is no swept bound), for display.
     """
 
     def __init__(self):
+        self.witnesses = numpy.zeros((0, 6))
         self._engine = None
         self._swept = None
         self._last = None  # (piece poses, engine rows, engine pairs measured) of the last cycle
@@ -90,6 +93,7 @@ class SweptRecords:
         last = self._last
         self._last = (numpy.array(poses, dtype=numpy.float64), end, active)
         count = engine.num_body_pairs
+        self.witnesses = numpy.full((count, 6), numpy.nan)
         if last is None:
             return numpy.full(count, numpy.nan), numpy.full(count, numpy.nan)
         start_poses, start, was_active = last
@@ -99,4 +103,5 @@ class SweptRecords:
                                           relative_tolerance=relative_tolerance)
         unanswered = numpy.isin(status, _NO_ANSWER)
         lower = numpy.where(unanswered, numpy.nan, rows[:, 0] - rows[:, 10])
+        self.witnesses = numpy.where(unanswered[:, None], numpy.nan, rows[:, 1:7])
         return lower, numpy.where(unanswered, numpy.nan, self._swept.fraction)

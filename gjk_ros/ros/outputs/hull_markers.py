@@ -49,13 +49,15 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['distance_colour', 'HULL_COLOURS', 'hull_state', 'LABEL_NAMESPACE', 'LINK',
            'MarkerBuilder', 'OBSTACLE', 'PieceView', 'POINT_RADIUS',
-           'SEGMENT_NAMESPACE', 'shape_triangles', 'witness_segments']
+           'SEGMENT_NAMESPACE', 'shape_triangles', 'swept_segment', 'SWEPT_NAMESPACE',
+           'witness_segments']
 
 # Body kinds, the values of gjk_ros.ros.compute.bodies.LINK and OBSTACLE.
 LINK = 'link'
 OBSTACLE = 'obstacle'
 HULL_NAMESPACES = {LINK: 'link_hulls', OBSTACLE: 'obstacle_hulls'}
 SEGMENT_NAMESPACE = 'witness_segments'
+SWEPT_NAMESPACE = 'swept_segment'
 LABEL_NAMESPACE = 'distance_labels'
 
 # RGBA of a hull by state. Translucent, so that witness segments inside stay visible.
@@ -350,6 +352,36 @@ def witness_segments(records, header, max_distance, line_width=0.005, lifetime=0
     marker.colors = [_PALETTE[step] for step in numpy.repeat(
         numpy.rint(steps).astype(int), 2).tolist()]
     marker.action = Marker.ADD if marker.points else Marker.DELETE
+    return marker
+
+
+def swept_segment(records, witnesses, header, max_distance, line_width=0.005, lifetime=0.0):
+    """
+    Return the closest swept pair as one LINE_LIST marker (namespace ``swept_segment``).
+
+    The witness pair at the instant of the smallest ``swept_distance`` over the records
+    (``witnesses`` (r, 6): link then obstacle point there; None without swept distances),
+    coloured by that bound as the witness segments are; a DELETE of the same id when no record
+    has a swept bound (RViz: DELETE by namespace and id).
+    """
+    marker = Marker(header=header, ns=SWEPT_NAMESPACE, id=0, type=Marker.LINE_LIST,
+                    lifetime=_duration(lifetime))
+    marker.pose.orientation.w = 1.0
+    marker.scale.x = float(line_width)
+    swept = records['swept_distance']
+    if witnesses is None or not len(records) or numpy.isnan(swept).all():
+        marker.action = Marker.DELETE
+        return marker
+    row = int(numpy.nanargmin(swept))
+    ends = witnesses[row].reshape(2, 3)
+    if not numpy.isfinite(ends).all():
+        marker.action = Marker.DELETE
+        return marker
+    marker.points = [_point(end) for end in ends.tolist()]
+    colour = distance_colour(float(swept[row]),
+                             max_distance if math.isfinite(max_distance) else 1.0)
+    marker.colors = [colour, colour]
+    marker.action = Marker.ADD
     return marker
 
 

@@ -16,8 +16,10 @@
 The node's publishers, except ``/diagnostics`` (``diagnostics.py``).
 
 ``~/distances``, ``~/self_distances``, ``~/min_distance``, ``~/safety`` with
-``~/safety_detail``, ``~/speed_scaling`` (and ``~/speed_scaling/<group>``), ``~/names`` and
-``~/markers``. Every output of a cycle carries one header (``safety.data_stamp``).
+``~/safety_detail``, ``~/speed_scaling`` (and ``~/speed_scaling/<group>``), the separation
+groups' ``~/separation_margin/<group>`` and ``~/separation_scaling/<group>``
+(``separation_margins.py``), ``~/names`` and ``~/markers``. Every output of a cycle carries
+one header (``safety.data_stamp``).
 
 ``make_cloud`` packs a record array into ``~/distances``; ``Outputs`` owns the publishers;
 ``~/markers`` is built by ``hull_markers.MarkerBuilder``.
@@ -33,8 +35,9 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.managed import scaling_settings
-from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder
+from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder, swept_segment
 from gjk_ros.ros.outputs.safety import min_distance, safety_cause
+from gjk_ros.ros.outputs.separation_margins import SeparationOutputs
 from gjk_ros.ros.outputs.speed_scaling import ScalingSettings, SpeedScaler
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, RECORD_FIELDS
@@ -117,6 +120,7 @@ class Outputs:
         self.safety_detail = node.create_publisher(DiagnosticArray, '~/safety_detail', safety)
         self.markers = node.create_publisher(MarkerArray, '~/markers', OUTPUT_QOS)
         self.scaling = ScalingOutputs(node, safety)
+        self.separation = SeparationOutputs(node, safety)
         self._status_name = '%s: safety' % node.get_fully_qualified_name().lstrip('/')
         self._builder = MarkerBuilder()
         self._last_markers = -math.inf
@@ -125,12 +129,14 @@ class Outputs:
     def configure(self, config):
         self._config = config
         self.scaling.configure(config)
+        self.separation.configure(config)
 
     def close(self):
         """Destroy every publisher made here (cleanup, shutdown)."""
         publishers = [self.distances, self.self_distances, self.names, self.min_distance,
                       self.safety, self.safety_detail, self.markers]
-        for publisher in publishers + self.scaling.publishers():
+        self.separation.close()
+        for publisher in publishers + self.scaling.publishers() + self.separation.publishers():
             try:
                 self._node.destroy_publisher(publisher)
             except Exception:  # noqa: B902 -- already gone, or the context shut down
@@ -140,12 +146,15 @@ class Outputs:
         """``~/names``: the id -> name tables (latched)."""
         self.names.publish(String(data=json.dumps(names)))
 
-    def publish(self, records, self_mask, reasons, header, names, link_groups):
+    def publish(self, records, self_mask, reasons, header, names, link_groups,
+                robot_speeds=None):
         """
         Publish one cycle's clouds, fail-safe minimum and safety summary with one header.
 
         ``reasons`` are why the node is not ready (empty when ready); ``names`` is the
-        world's NameRegistry and ``link_groups`` its SRDF groups (the scaling groups).
+        world's NameRegistry and ``link_groups`` its SRDF groups (the scaling groups);
+        ``robot_speeds`` each record's ``v_r`` for the separation groups
+        (``ClosingSpeeds.robot_speeds``; None: unknown).
         """
         config = self._config
         # The record clouds and the safety detail are packed only for someone listening: a
@@ -165,13 +174,22 @@ class Outputs:
                                   field_of_view=0.0, min_range=-math.inf,
                                   max_range=config.max_distance, range=minimum))
         link_names = names.names_by_id(LINK)
+        both = (link_names, names.names_by_id(OBSTACLE))
+        limit, separation = 1.0, {}
+        if self.separation.groups:
+            # Separation monitoring is of obstacles: self pairs are not in any group.
+            limit, separation = self.separation.evaluate(
+                records[~self_mask], not reasons, both,
+                None if robot_speeds is None else robot_speeds[~self_mask])
+            self.separation.publish(header)
         scaling = self.scaling.publish(
             minimum, records[counted], lambda subset: min_distance(
                 subset, not reasons, config.max_distance, config.allow_no_obstacles),
-            link_names, link_groups)
+            link_names, link_groups, limit)
+        scaling.update(separation)
         if self.safety_detail.get_subscription_count():
             self._publish_detail(records[counted], self_mask[counted], minimum, reasons, header,
-                                 (link_names, names.names_by_id(OBSTACLE)), scaling)
+                                 both, scaling)
 
     def _publish_detail(self, records, self_mask, minimum, reasons, header, names, scaling):
         """``~/safety_detail``: the minimum, the pair or reason behind it, and the scaling."""
@@ -187,12 +205,13 @@ class Outputs:
             level=level, name=self._status_name, message=cause, hardware_id='none',
             values=[KeyValue(key=key, value=value) for key, value in values.items()])]))
 
-    def publish_markers(self, records, self_mask, header, views):
+    def publish_markers(self, records, self_mask, header, views, swept_witnesses=None):
         """
         ``~/markers``, for eyes: at most every MARKERS_PERIOD, and only when someone listens.
 
         ``views()`` gives the PieceViews of the pieces in use; it is called only when the
-        markers are published.
+        markers are published. ``swept_witnesses`` (r, 6) are the records' witness points at
+        their swept minimum (None without swept distances): the closest is drawn.
         """
         monotonic = time.monotonic()
         if not self._config.publish_markers or \
@@ -202,7 +221,10 @@ class Outputs:
         self._last_markers = monotonic
         markers = self._builder.build(records[~self_mask], header, views(),
                                       self._config.max_distance)
-        markers.markers.append(scaling_label(records, header, self.scaling.overall.factor))
+        markers.markers.append(swept_segment(
+            records[~self_mask], None if swept_witnesses is None else
+            swept_witnesses[~self_mask], header, self._config.max_distance))
+        markers.markers.append(scaling_label(records, header, self.scaling.factor))
         self.markers.publish(markers)
 
 
@@ -244,6 +266,7 @@ class ScalingOutputs:
     def __init__(self, node, qos):
         self._node, self._qos = node, qos
         self.overall = SpeedScaler()
+        self.factor = 0.0  # the last published ~/speed_scaling
         self.publisher = node.create_publisher(Float64, '~/speed_scaling', qos)
         self.groups = {}  # name -> _Group
         self.settings = ScalingSettings()
@@ -288,18 +311,22 @@ class ScalingOutputs:
 
     def reset(self):
         """Every factor back to 0 (activation: nothing measured yet)."""
+        self.factor = 0.0
         self.overall.reset()
         for group in self.groups.values():
             group.scaler.reset()
 
-    def publish(self, minimum, records, minimum_of, link_names, link_groups):
+    def publish(self, minimum, records, minimum_of, link_names, link_groups, limit=1.0):
         """
         Step every scaler with this cycle's minima and publish; return the detail values.
 
         ``minimum_of(records)`` is the fail-safe minimum of a subset; ``link_names`` maps
-        link ids to names; ``link_groups`` is ``World.link_groups``.
+        link ids to names; ``link_groups`` is ``World.link_groups``. ``~/speed_scaling`` is
+        at most ``limit``, the separation groups' smallest scaling: a driver listens to one
+        topic (docs/motion.md).
         """
-        factor = self.overall.step(minimum)
+        self.factor = min(self.overall.step(minimum), limit)
+        factor = self.factor
         self.publisher.publish(Float64(data=factor))
         values = {'speed_scaling': repr(factor)}
         members = self._group_members(link_names, link_groups)

@@ -31,7 +31,8 @@ from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.records import PairStatus, status_table
 import numpy
 
-__all__ = ['data_stamp', 'min_distance', 'record_ages', 'record_stamps', 'safety_cause']
+__all__ = ['data_stamp', 'lower_bounds', 'min_distance', 'record_ages', 'record_stamps',
+           'safety_cause', 'UNKNOWN_STATUS']
 
 
 def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=False):
@@ -65,11 +66,11 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
         return -math.inf
     if not len(records):
         return math.inf if allow_no_obstacles else -math.inf
-    return float(numpy.nanmin(_lower_bounds(records, max_distance)))
+    return float(numpy.nanmin(lower_bounds(records, max_distance)))
 
 
-def _lower_bounds(records, max_distance):
-    """Each record's bound for the minimum: its sample's, or its swept one when lower."""
+def lower_bounds(records, max_distance):
+    """Return each record's bound for the minimum: its sample's, or its swept one if lower."""
     status = records['status']
     bound = numpy.where(status == PairStatus.APPROXIMATE,
                         records['distance'] - records['error_bound'], records['distance'])
@@ -78,7 +79,8 @@ def _lower_bounds(records, max_distance):
 
 
 # Statuses that carry no measurement and no bound: unknown is treated as contact.
-_UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING])
+UNKNOWN_STATUS = _UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID,
+                                          PairStatus.PENDING])
 
 
 def record_stamps(tracker, piece_stamps):
@@ -155,7 +157,7 @@ def safety_cause(records, is_self, minimum, reasons, names, max_distance):
     """
     status = records['status']
     if math.isfinite(minimum):
-        bound = _lower_bounds(records, max_distance)
+        bound = lower_bounds(records, max_distance)
         row = int(numpy.nanargmin(numpy.where(_UNKNOWN[status], numpy.nan, bound)))
         link, obstacle = _pair_names(records[row], is_self[row], names)
         name = PairStatus(status[row]).name

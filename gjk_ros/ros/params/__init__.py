@@ -19,7 +19,8 @@ Parameters of the ``gjk_distance`` node, one idea per module.
   generated from);
 - ``validation``: why a value is refused;
 - ``body_texts``: the ``static_obstacles`` / ``link_geometry`` text, parsed once;
-- ``config``: ``Config``, the typed snapshot the components take.
+- ``config``: ``Config``, the typed snapshot the components take;
+- ``separation``: the ``<group>.*`` parameters of ``separation_groups`` and their snapshot.
 
 A parameter is described by a ``gjk_ros.ros.parameter_spec.ParameterSpec``. An observation
 source's ``<name>.*`` parameters are its own

@@ -359,6 +359,17 @@ PARAMETERS = (
                   'patterns). Each name gets ~/speed_scaling/<name> from the minimum over its '
                   'links; an SRDF group the SRDF does not have reads 0 (unknown).',
                   reconfigures=('outputs',)),
+    # Speed and separation monitoring (gjk_ros/ros/outputs/separation_margins.py,
+    # docs/motion.md); each group's own parameters are its SEPARATION_GROUP_PARAMETERS.
+    ParameterSpec('separation_groups', 'string_array', [],
+                  'Obstacle groups monitored as ISO/TS 15066 writes speed and separation '
+                  'monitoring (e.g. [people, fixtures]; a convenience, not a rated safety '
+                  'function): each name G is configured by G.obstacles, G.reaction_time and the '
+                  'other <group>.* parameters (docs/motion.md), and gets ~/separation_margin/G '
+                  '(sensor_msgs/Range: distance minus the protective separation distance) and '
+                  '~/separation_scaling/G; ~/speed_scaling takes the smallest of them. Names '
+                  'must differ from observation_sources.',
+                  reconfigures=('outputs',)),
 )
 
 

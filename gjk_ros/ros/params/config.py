@@ -25,6 +25,7 @@ import fnmatch
 from gjk_ros.ros.inputs.limits import IngestLimits, MeshSettings
 from gjk_ros.ros.inputs.sources.observation_settings import ObservationSettings
 from gjk_ros.ros.params.catalogue import PARAMETERS
+from gjk_ros.ros.params.separation import SeparationGroup, validate_group_names
 from gjk_ros.ros.params.validation import (PAIR_PARAMETERS, parse_mesh_mode_entry,
                                            parse_padding_entry)
 
@@ -32,6 +33,21 @@ __all__ = ['Config']
 
 # The input limits' defaults live in one place, IngestLimits.
 _LIMITS = IngestLimits()
+
+
+def separation_groups(names, sources, values):
+    """
+    Return the SeparationGroup of each group name, from ``{'<group>.<parameter>': value}``.
+
+    A name that is also an observation source's is refused here (each is checked alone when
+    set): the group carries the reason and is unknown.
+    """
+    groups = []
+    for name in names:
+        reason = validate_group_names([name], sources)
+        groups.append(SeparationGroup(name, problem='separation_groups: %s' % reason)
+                      if reason else SeparationGroup.from_values(name, values))
+    return tuple(groups)
 
 
 def _matches(name, patterns):
@@ -113,6 +129,9 @@ class Config:
     scaling_trigger_cycles: int = 1
     scaling_release_cycles: int = 3
     scaling_groups: tuple = ()
+    separation_groups: tuple = ()
+    separations: tuple = ()
+    """SeparationGroup of each name of separation_groups, in order."""
 
     @classmethod
     def from_values(cls, values):
@@ -135,6 +154,8 @@ class Config:
             kwargs[spec.name] = value
         kwargs['observations'] = tuple(ObservationSettings.from_values(name, values)
                                        for name in kwargs.get('observation_sources', ()))
+        kwargs['separations'] = separation_groups(kwargs.get('separation_groups', ()),
+                                                  kwargs.get('observation_sources', ()), values)
         return cls(**kwargs)
 
     def ingest_limits(self):

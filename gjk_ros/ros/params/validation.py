@@ -30,6 +30,8 @@ from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_
                                                              validate_source_names)
 from gjk_ros.ros.params.body_texts import parsed_bodies
 from gjk_ros.ros.params.catalogue import PARAMETERS
+from gjk_ros.ros.params.separation import (group_parameter_of, group_parameter_problem,
+                                           validate_group_names)
 
 __all__ = ['MAX_PADDING', 'PAIR_PARAMETERS', 'parse_mesh_mode_entry', 'parse_padding_entry',
            'SCALING_GROUP_ENTRY', 'validate_parameter']
@@ -150,6 +152,9 @@ def validate_parameter(name, value, limits=None):
 
     """
     spec = _SPECS.get(name)
+    group = group_parameter_of(name) if spec is None else None
+    if group is not None:
+        return group_parameter_problem(group[1], value)
     templated = source_parameter_of(name) if spec is None else None
     if templated is not None:
         spec = _SOURCE_SPECS[templated.parameter]
@@ -164,6 +169,8 @@ def validate_parameter(name, value, limits=None):
         reason = _validate_patterns(spec, value)
         if reason is None and name == 'observation_sources':
             reason = validate_source_names(value)
+        if reason is None and name == 'separation_groups':
+            reason = validate_group_names(value)
         return reason
     if templated is not None:
         return source_parameter_problem(templated.parameter, value)
