@@ -30,14 +30,16 @@ the nearest obstacle of every link.
 
 from dataclasses import dataclass
 import math
+import os
 import sys
+import tempfile
 
 from geometry_msgs.msg import TransformStamped
 from gjk_ros.demo.scene import FIXED_FRAME, main as scene_main, make_transform, ScenePublisher
 from gjk_ros.models.kinematics import parse_kinematics
 from gjk_ros.models.transforms import xyz_rpy_to_matrix
 from gjk_ros.models.urdf import child_elements, robot_element
-from gjk_ros.ros.qos import LATCHED_QOS
+from gjk_ros.ros.qos import cloud_publisher_environment, LATCHED_QOS
 import numpy
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import PointCloud2, PointField
@@ -326,7 +328,9 @@ class DepthCameraScene(ScenePublisher):
 
 
 def main(argv=None):
-    """Run the demo scene with the depth camera."""
+    """Run the demo scene with the depth camera, on the transport docs/transport.md advises."""
+    os.environ.update(cloud_publisher_environment(
+        os.path.join(tempfile.gettempdir(), 'gjk_ros')))  # read by rclpy.init in scene_main
     scene_main(argv, node_class=DepthCameraScene)
 
 

@@ -125,6 +125,9 @@ def cloud_publisher_environment(folder):
         return {}
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, 'gjk_ros_cloud_publisher.xml')
-    with open(path, 'w') as profile:
+    # Written beside and renamed over: a process starting meanwhile reads a whole profile.
+    partial = '%s.%d' % (path, os.getpid())
+    with open(partial, 'w') as profile:
         profile.write(CLOUD_PUBLISHER_PROFILE)
+    os.replace(partial, path)
     return {'FASTRTPS_DEFAULT_PROFILES_FILE': path}
