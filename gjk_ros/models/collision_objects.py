@@ -59,8 +59,8 @@ from gjk_ros.models.values import MAX_MAGNITUDE
 import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
-           'collision_object_pieces', 'MeshOptions', 'MOVE', 'REMOVE', 'scaled_shape',
-           'scene_object', 'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate',
+           'collision_object_pieces', 'MeshOptions', 'message_form', 'MOVE', 'REMOVE',
+           'scaled_shape', 'scene_object', 'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate',
            'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
@@ -286,12 +286,17 @@ def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
 
 def _message_triangles(mesh, limits):
     with _Field('vertices'):
-        vertices = np.array([_xyz(point) for point in _get(mesh, 'vertices', [])]
-                            ).reshape(-1, 3)
+        vertices = _get(mesh, 'vertices', [])
+        if not isinstance(vertices, np.ndarray):  # message_form gives arrays
+            vertices = [_xyz(point) for point in vertices]
+        vertices = np.array(vertices, dtype=float).reshape(-1, 3)
     with _Field('triangles'):
-        triangles = np.array([list(_get(triangle, 'vertex_indices'))
-                              if not isinstance(triangle, (list, tuple)) else list(triangle)
-                              for triangle in _get(mesh, 'triangles', [])], dtype=np.int64)
+        triangles = _get(mesh, 'triangles', [])
+        if not isinstance(triangles, np.ndarray):
+            triangles = [list(_get(triangle, 'vertex_indices'))
+                         if not isinstance(triangle, (list, tuple)) else list(triangle)
+                         for triangle in triangles]
+        triangles = np.array(triangles, dtype=np.int64)
         if len(triangles) == 0 or len(vertices) == 0:
             raise ValueError('the mesh has no triangles')
         triangles = triangles.reshape(-1, 3)
@@ -373,6 +378,107 @@ def _shapes(message, object_id, limits, threshold, options):
             shape, origin = _plane(plane)
         found.append((shape, pose @ origin, CollisionPiece))
     return found
+
+
+def message_form(message, resolver=None, frame_id=''):
+    """
+    Return a CollisionObject (message or dict, any form ``scene_object`` reads) in the form of
+    the message itself, what a publisher fills a moveit_msgs/CollisionObject from.
+
+    Positions and orientations become ``{x, y, z(, w)}``, primitive types their numbers, and a
+    mesh named by ``resource`` its ``vertices`` ((n, 3) array) and ``triangles`` ((m, 3)
+    array), read with ``resolver`` (the message has no field for a file: MoveIt's tools load
+    the file and send its triangles). ``frame_id`` fills an empty ``header.frame_id``. Only the
+    fields with geometry are kept (``id``, ``header.frame_id``, ``operation``, ``pose`` and the
+    shapes with their poses).
+
+    Raises
+    ------
+    ModelError
+        Naming the object's id, the field and what is wrong (never the values), as
+        ``scene_object``: the same checks, run on the result.
+
+    """
+    object_id = str(_get(message, 'id', '')) or '<no id>'
+    try:
+        found = {'id': object_id,
+                 'header': {'frame_id': str(_get(_get(message, 'header', {}), 'frame_id', '')
+                                            ).lstrip('/') or frame_id},
+                 'operation': _operation(_get(message, 'operation', ADD))}
+        with _Field('pose'):
+            found['pose'] = _pose_form(_get(message, 'pose', None))
+        for shapes, poses in _POSE_FIELDS:
+            items = list(_get(message, shapes, []) or [])
+            listed = list(_get(message, poses, []) or [])
+            if not listed and isinstance(message, dict) and poses not in message:
+                listed = [None] * len(items)  # a dict may leave out the poses: identity
+            if len(listed) != len(items):
+                raise ValueError(f'{poses}: {len(listed)} poses for {len(items)} {shapes}')
+            forms = []
+            for i, item in enumerate(items):
+                with _Field(f'{shapes}[{i}]'):
+                    forms.append(_SHAPE_FORMS[shapes](item, resolver))
+            found[shapes] = forms
+            found[poses] = []
+            for i, pose in enumerate(listed):
+                with _Field(f'{poses}[{i}]'):
+                    found[poses].append(_pose_form(pose))
+    except (ValueError, TypeError) as error:
+        raise ModelError(object_id, str(error)) from None
+    _, built = scene_object(found, mesh_options=MeshOptions('hull', resolver))
+    if built.error is not None:
+        raise ModelError(object_id, built.error)
+    return found
+
+
+def _pose_form(pose):
+    """A geometry_msgs/Pose as the message's dict (None: the identity); checked as any pose."""
+    if pose is None:
+        return {'position': {'x': 0.0, 'y': 0.0, 'z': 0.0},
+                'orientation': {'x': 0.0, 'y': 0.0, 'z': 0.0, 'w': 1.0}}
+    pose_matrix(pose)
+    return {'position': dict(zip('xyz', _xyz(_get(pose, 'position')))),
+            'orientation': dict(zip('xyzw', _xyzw(_get(pose, 'orientation'))))}
+
+
+def _primitive_form(primitive, resolver):
+    kind = _get(primitive, 'type')
+    if isinstance(kind, str) and not kind.strip().isdigit():  # robowflex's shorthand: 'box'
+        names = {name.lower(): code for code, name in PRIMITIVE_NAMES.items()}
+        if kind.strip().lower() not in names:
+            raise ValueError(f'type: unknown SolidPrimitive type {kind!r} (box, sphere, '
+                             'cylinder, cone, prism)')
+        kind = names[kind.strip().lower()]
+    with _Field('dimensions'):
+        dimensions = [float(value) for value in _get(primitive, 'dimensions', [])]
+    form = {'type': int(kind), 'dimensions': dimensions}
+    points = _get(_get(primitive, 'polygon', {}), 'points', []) or []
+    if len(points):
+        with _Field('polygon'):
+            form['polygon'] = {'points': [{'x': float(_get(p, 'x')), 'y': float(_get(p, 'y')),
+                                           'z': float(_get(p, 'z', 0.0))} for p in points]}
+    return form
+
+
+def _mesh_form(mesh, resolver):
+    resource = _get(mesh, 'resource', None)
+    if resource:
+        triangles, _ = _resource_triangles(mesh, str(resource), MeshOptions(resolver=resolver))
+    else:
+        triangles, _ = _message_triangles(mesh, None)
+    vertices, indices = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
+    return {'vertices': vertices, 'triangles': indices.reshape(-1, 3).astype(np.uint32)}
+
+
+def _plane_form(plane, resolver):
+    with _Field('coef'):
+        return {'coef': [float(value) for value in _get(plane, 'coef')]}
+
+
+# Each shape list of a CollisionObject with its poses, and how ``message_form`` writes a shape.
+_POSE_FIELDS = (('primitives', 'primitive_poses'), ('meshes', 'mesh_poses'),
+                ('planes', 'plane_poses'))
+_SHAPE_FORMS = {'primitives': _primitive_form, 'meshes': _mesh_form, 'planes': _plane_form}
 
 
 def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD,
