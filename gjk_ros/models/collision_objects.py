@@ -47,6 +47,7 @@ The scene semantics (``SceneState``) follow MoveIt's ``PlanningScene`` (docs/pla
 from dataclasses import dataclass, field, replace
 import hashlib
 import math
+import re
 
 from gjk_ros.core.rigid import tf2_quaternion
 from gjk_ros.models import primitives
@@ -60,8 +61,8 @@ import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
            'collision_object_pieces', 'MeshOptions', 'message_form', 'MOVE', 'REMOVE',
-           'scaled_shape', 'scene_object', 'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate',
-           'shape_centre']
+           'scaled_shape', 'scene_object', 'scene_update', 'SceneObject', 'SceneState',
+           'SceneUpdate', 'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
 ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
@@ -131,8 +132,19 @@ class _Field:
     def __exit__(self, kind, error, traceback):
         if kind is not None and issubclass(kind, (ValueError, TypeError)) and \
                 not issubclass(kind, ModelError):
-            raise ValueError(f'{self.path}: {error}') from None
+            raise ValueError(f'{self.path}: {_reason(error)}') from None
         return False
+
+
+# What Python's and numpy's conversions say of a value they cannot read: they quote it.
+_CONVERSION = re.compile(r'could not convert|invalid literal|argument must be|'
+                         r'cannot convert')
+
+
+def _reason(error):
+    """Return the text of an error, without the value a conversion quotes (never contents)."""
+    text = str(error)
+    return 'not a number' if _CONVERSION.search(text) else text
 
 
 def pose_matrix(pose):
@@ -382,13 +394,13 @@ def _shapes(message, object_id, limits, threshold, options):
 
 def message_form(message, resolver=None, frame_id=''):
     """
-    Return a CollisionObject (message or dict, any form ``scene_object`` reads) in the form of
-    the message itself, what a publisher fills a moveit_msgs/CollisionObject from.
+    Return a CollisionObject (message or dict) in the form of the message itself.
 
-    Positions and orientations become ``{x, y, z(, w)}``, primitive types their numbers, and a
-    mesh named by ``resource`` its ``vertices`` ((n, 3) array) and ``triangles`` ((m, 3)
-    array), read with ``resolver`` (the message has no field for a file: MoveIt's tools load
-    the file and send its triangles). ``frame_id`` fills an empty ``header.frame_id``. Only the
+    Any form ``scene_object`` reads; the result is what a publisher fills a
+    moveit_msgs/CollisionObject from. Positions and orientations become ``{x, y, z(, w)}``,
+    primitive types their numbers, and a mesh named by ``resource`` its ``vertices`` ((n, 3)
+    array) and ``triangles`` ((m, 3) array), read with ``resolver`` (the message has no field
+    for a file: MoveIt's tools load the file and send its triangles). ``frame_id`` fills an empty ``header.frame_id``. Only the
     fields with geometry are kept (``id``, ``header.frame_id``, ``operation``, ``pose`` and the
     shapes with their poses).
 
@@ -424,15 +436,17 @@ def message_form(message, resolver=None, frame_id=''):
                 with _Field(f'{poses}[{i}]'):
                     found[poses].append(_pose_form(pose))
     except (ValueError, TypeError) as error:
-        raise ModelError(object_id, str(error)) from None
-    _, built = scene_object(found, mesh_options=MeshOptions('hull', resolver))
+        raise ModelError(object_id, _reason(error)) from None
+    operation, built = scene_object(found, mesh_options=MeshOptions('hull', resolver))
     if built.error is not None:
         raise ModelError(object_id, built.error)
+    if not built.pieces and operation in (ADD, APPEND):
+        raise ModelError(object_id, 'the collision object has no shapes')
     return found
 
 
 def _pose_form(pose):
-    """A geometry_msgs/Pose as the message's dict (None: the identity); checked as any pose."""
+    """Return a geometry_msgs/Pose as the message's dict (None: the identity), checked."""
     if pose is None:
         return {'position': {'x': 0.0, 'y': 0.0, 'z': 0.0},
                 'orientation': {'x': 0.0, 'y': 0.0, 'z': 0.0, 'w': 1.0}}
@@ -520,7 +534,7 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
         shapes = [] if operation == REMOVE else _shapes(
             message, object_id, limits, hull_warning_threshold, mesh_options or MeshOptions())
     except (ValueError, TypeError, ModelError) as error:
-        reason = error.reason if isinstance(error, ModelError) else str(error)
+        reason = error.reason if isinstance(error, ModelError) else _reason(error)
         return operation, SceneObject(object_id, frame_id, np.eye(4), error=reason)
     pieces = tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
                         shape.warnings) for shape, origin, kind in shapes)

@@ -107,7 +107,7 @@ def _object(item, path, resolver, frame_id, seen, errors):
         errors.append('%s: %s' % (path, error))
         return None
     if found['id'] in seen:
-        errors.append("%s: %s: the id is given by %s already; left out"
+        errors.append('%s: %s: the id is given by %s already; left out'
                       % (path, found['id'], seen[found['id']]))
         return None
     seen[found['id']] = path
@@ -115,7 +115,7 @@ def _object(item, path, resolver, frame_id, seen, errors):
 
 
 def _attached(item, index, path, resolver, seen, errors):
-    """An AttachedCollisionObject of a file's robot state in message form, or None."""
+    """Return an AttachedCollisionObject of a file's robot state in message form, or None."""
     where = 'robot_state.attached_collision_objects[%d]' % index
     if not isinstance(item, dict) or not isinstance(item.get('object'), dict):
         errors.append('%s: %s.object: expected a mapping' % (path, where))
