@@ -400,9 +400,9 @@ def message_form(message, resolver=None, frame_id=''):
     moveit_msgs/CollisionObject from. Positions and orientations become ``{x, y, z(, w)}``,
     primitive types their numbers, and a mesh named by ``resource`` its ``vertices`` ((n, 3)
     array) and ``triangles`` ((m, 3) array), read with ``resolver`` (the message has no field
-    for a file: MoveIt's tools load the file and send its triangles). ``frame_id`` fills an empty ``header.frame_id``. Only the
-    fields with geometry are kept (``id``, ``header.frame_id``, ``operation``, ``pose`` and the
-    shapes with their poses).
+    for a file: MoveIt's tools load the file and send its triangles). ``frame_id`` fills an
+    empty ``header.frame_id``. Only the fields with geometry are kept (``id``,
+    ``header.frame_id``, ``operation``, ``pose`` and the shapes with their poses).
 
     Raises
     ------
