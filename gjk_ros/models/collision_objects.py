@@ -60,9 +60,9 @@ from gjk_ros.models.values import MAX_MAGNITUDE
 import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
-           'collision_object_pieces', 'MeshOptions', 'message_form', 'MOVE', 'REMOVE',
-           'scaled_shape', 'scene_object', 'scene_update', 'SceneObject', 'SceneState',
-           'SceneUpdate', 'shape_centre']
+           'collision_object_pieces', 'MeshOptions', 'MeshSource', 'message_form', 'MOVE',
+           'rebuilt_object', 'REMOVE', 'scaled_shape', 'scene_object', 'scene_update',
+           'SceneObject', 'SceneState', 'SceneUpdate', 'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
 ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
@@ -185,7 +185,9 @@ class SceneObject:
     sits at ``pose`` in ``frame_id``. ``resolve_into`` names a frame the pose must be
     expressed in once, with the transform of the moment (an object attached from another
     frame, a detached object put back into the world; '' is the node's fixed frame), else None.
-    ``error`` is why the object was rejected (it then has no pieces).
+    ``error`` is why the object was rejected (it then has no pieces). ``sources`` are what
+    builds the pieces again in another mesh mode (``rebuilt_object``), one per shape: its built
+    pieces (a primitive or a plane: the same piece objects), or a :class:`MeshSource`.
     """
 
     id: str  # noqa: A003 -- the message's field name
@@ -194,6 +196,12 @@ class SceneObject:
     pieces: tuple = ()
     error: str = None
     resolve_into: str = None
+    sources: tuple = ()
+
+    @property
+    def has_meshes(self):
+        """Whether a mesh mode shapes the pieces (a mesh among the shapes)."""
+        return any(isinstance(source, MeshSource) for source in self.sources)
 
     def placed(self):
         """Return the pieces in ``frame_id`` (``pose`` composed with each shape's pose)."""
@@ -258,6 +266,22 @@ def _prism(height, points):
     return shape._replace(description=f'prism of {len(corners)} sides height {height:g}')
 
 
+@dataclass(frozen=True, eq=False)
+class MeshSource:
+    """
+    One mesh of a collision object, kept to build it again in another mode.
+
+    A message's mesh as it came (``vertices`` (n, 3), ``triangles`` (m, 3) indices: no more
+    than the message held), or a file by ``uri`` and ``scale``; ``pose`` in the object frame.
+    """
+
+    pose: np.ndarray
+    vertices: np.ndarray = None
+    triangles: np.ndarray = None
+    uri: str = ''
+    scale: tuple = (1.0, 1.0, 1.0)
+
+
 @dataclass(frozen=True)
 class MeshOptions:
     """How collision-object meshes become pieces (``gjk_ros.models.mesh_bodies``)."""
@@ -267,13 +291,25 @@ class MeshOptions:
     max_pieces: int = DEFAULT_MAX_PIECES
 
 
-def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
-    """Return the (shape, pose, piece class) items of one mesh, by ``options.mode``."""
+def _mesh_source(mesh, limits, options, pose):
+    """Read one mesh of a message (checked) into a :class:`MeshSource`."""
     resource = _get(mesh, 'resource', None)
     if resource:
-        triangles, label = _resource_triangles(mesh, str(resource), options)
+        scale = _resource_scale(mesh)  # the file is read (and checked) when built
+        return MeshSource(pose, uri=str(resource), scale=tuple(scale.tolist()))
+    vertices, triangles = _message_mesh(mesh, limits)
+    return MeshSource(pose, vertices, triangles)
+
+
+def _mesh(source, object_id, hull_warning_threshold, options):
+    """Return the (shape, pose, piece class) items of one mesh, by ``options.mode``."""
+    pose = source.pose
+    if source.uri:
+        triangles = _resource_triangles(source.uri, np.array(source.scale), options)
+        label = f'mesh {source.uri}'
     else:
-        triangles, label = _message_triangles(mesh, limits)
+        triangles = source.vertices[source.triangles]
+        label = f'mesh of {len(triangles)} triangles'
     if options.mode == 'exact':
         key = ('message', hashlib.sha256(triangles.tobytes()).hexdigest())
         pieces, use = exact_pieces(object_id, '', pose, triangles, label,
@@ -296,7 +332,8 @@ def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
     return [(shape, pose, CollisionPiece)]
 
 
-def _message_triangles(mesh, limits):
+def _message_mesh(mesh, limits):
+    """Return the (n, 3) vertices and (m, 3) int32 vertex indices of a shape_msgs/Mesh."""
     with _Field('vertices'):
         vertices = _get(mesh, 'vertices', [])
         if not isinstance(vertices, np.ndarray):  # message_form gives arrays
@@ -319,20 +356,24 @@ def _message_triangles(mesh, limits):
                              f'({limits.max_mesh_triangles})')
         if triangles.min() < 0 or triangles.max() >= len(vertices):
             raise ValueError('triangle indices beyond the vertices')
-    return vertices[triangles], f'mesh of {len(triangles)} triangles'
+    return vertices, triangles.astype(np.int32)
 
 
-def _resource_triangles(mesh, uri, options):
-    from gjk_ros.models.meshes import default_resolver
-    resolver = options.resolver or default_resolver()
+def _resource_scale(mesh):
     with _Field('scale'):
         scale = np.array([float(v) for v in np.ravel(_get(mesh, 'scale', [1.0]))])
         scale = np.repeat(scale, 3) if scale.size == 1 else scale
         if scale.size != 3:
             raise ValueError(f'expected 1 or 3 numbers, got {scale.size}')
+    return scale
+
+
+def _resource_triangles(uri, scale, options):
+    from gjk_ros.models.meshes import default_resolver
+    resolver = options.resolver or default_resolver()
     with _Field('resource'):
         try:
-            return resolver.load_mesh_triangles(uri, scale), f'mesh {uri}'
+            return resolver.load_mesh_triangles(uri, scale)
         except ModelError as error:
             raise ValueError(error.reason) from None
 
@@ -367,8 +408,13 @@ def _rotation_from_z(axis):
 
 
 def _shapes(message, object_id, limits, threshold, options):
-    """(Shape, pose in the object frame, piece class) of every shape of a CollisionObject."""
-    found = []
+    """
+    Return the shapes of a CollisionObject, one list per shape, and each shape's source.
+
+    A shape's list holds (Shape, pose in the object frame, piece class) items (a mesh may be
+    many pieces); its source is a :class:`MeshSource` for a mesh, else None.
+    """
+    found, sources = [], []
     primitives_ = list(_get(message, 'primitives', []) or [])
     meshes = list(_get(message, 'meshes', []) or [])
     planes = list(_get(message, 'planes', []) or [])
@@ -379,17 +425,26 @@ def _shapes(message, object_id, limits, threshold, options):
     poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_))
     for i, (primitive, pose) in enumerate(zip(primitives_, poses)):
         with _Field(f'primitives[{i}]'):
-            found.append((_primitive(primitive), pose, CollisionPiece))
+            found.append([(_primitive(primitive), pose, CollisionPiece)])
+            sources.append(None)
     poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes))
     for i, (mesh, pose) in enumerate(zip(meshes, poses)):
         with _Field(f'meshes[{i}]'):
-            found += _mesh(mesh, object_id, limits, threshold, options, pose)
+            source = _mesh_source(mesh, limits, options, pose)
+            found.append(_mesh(source, object_id, threshold, options))
+            sources.append(source)
     poses = _shape_poses(message, 'planes', 'plane_poses', len(planes))
     for i, (plane, pose) in enumerate(zip(planes, poses)):
         with _Field(f'planes[{i}]'):
             shape, origin = _plane(plane)
-        found.append((shape, pose @ origin, CollisionPiece))
-    return found
+        found.append([(shape, pose @ origin, CollisionPiece)])
+        sources.append(None)
+    return found, sources
+
+
+def _pieces_of(object_id, frame_id, items):
+    return tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
+                      shape.warnings) for shape, origin, kind in items)
 
 
 def message_form(message, resolver=None, frame_id=''):
@@ -476,12 +531,13 @@ def _primitive_form(primitive, resolver):
 
 def _mesh_form(mesh, resolver):
     resource = _get(mesh, 'resource', None)
-    if resource:
-        triangles, _ = _resource_triangles(mesh, str(resource), MeshOptions(resolver=resolver))
-    else:
-        triangles, _ = _message_triangles(mesh, None)
+    if not resource:
+        vertices, triangles = _message_mesh(mesh, None)
+        return {'vertices': vertices, 'triangles': triangles}
+    triangles = _resource_triangles(str(resource), _resource_scale(mesh),
+                                    MeshOptions(resolver=resolver))
     vertices, indices = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
-    return {'vertices': vertices, 'triangles': indices.reshape(-1, 3).astype(np.uint32)}
+    return {'vertices': vertices, 'triangles': indices.reshape(-1, 3).astype(np.int32)}
 
 
 def _plane_form(plane, resolver):
@@ -531,14 +587,39 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
             raise ValueError(f'unknown operation {operation}')
         with _Field('pose'):
             pose = pose_matrix(_get(message, 'pose', None))
-        shapes = [] if operation == REMOVE else _shapes(
+        shapes, sources = ([], []) if operation == REMOVE else _shapes(
             message, object_id, limits, hull_warning_threshold, mesh_options or MeshOptions())
     except (ValueError, TypeError, ModelError) as error:
         reason = error.reason if isinstance(error, ModelError) else _reason(error)
         return operation, SceneObject(object_id, frame_id, np.eye(4), error=reason)
-    pieces = tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
-                        shape.warnings) for shape, origin, kind in shapes)
-    return operation, SceneObject(object_id, frame_id, pose, pieces)
+    built = [_pieces_of(object_id, frame_id, items) for items in shapes]
+    return operation, SceneObject(
+        object_id, frame_id, pose, sum(built, ()),
+        sources=tuple(pieces if source is None else source
+                      for pieces, source in zip(built, sources)))
+
+
+def rebuilt_object(found, *, hull_warning_threshold=HULL_WARNING_THRESHOLD, mesh_options=None):
+    """
+    Return ``found`` (a SceneObject) with its meshes built again by ``mesh_options``.
+
+    Its primitives and planes keep their pieces; each mesh is built from its
+    :class:`MeshSource` as ``scene_object`` builds it. A mesh file that no longer loads
+    rejects the object (``error``), as it would have when first received.
+    """
+    options = mesh_options or MeshOptions()
+    pieces = []
+    try:
+        for source in found.sources:
+            if not isinstance(source, MeshSource):
+                pieces += source
+                continue
+            pieces += _pieces_of(found.id, found.frame_id,
+                                 _mesh(source, found.id, hull_warning_threshold, options))
+    except (ValueError, TypeError, ModelError) as error:
+        reason = error.reason if isinstance(error, ModelError) else _reason(error)
+        return replace(found, pieces=(), error=reason)
+    return replace(found, pieces=tuple(pieces), error=None)
 
 
 def collision_object_pieces(message, *, limits=None, mesh_options=None):
@@ -752,7 +833,8 @@ class SceneState:
                                          resolve_into=None)
             return [(name, 'MOVE ignores the shapes it carries')] if found.pieces else []
         if operation == APPEND and current is not None and current.error is None:
-            found = replace(found, pieces=current.pieces + found.pieces)
+            found = replace(found, pieces=current.pieces + found.pieces,
+                            sources=current.sources + found.sources)
         if not found.pieces:
             found = replace(found, error=f'{OPERATION_NAMES[operation]} of an object with no '
                                          'shapes')
@@ -787,7 +869,8 @@ class SceneState:
             current = self.attached.get(name)
             if operation == APPEND and current is not None and current.object.error is None \
                     and found.error is None:
-                found = replace(found, pieces=current.object.pieces + found.pieces)
+                found = replace(found, pieces=current.object.pieces + found.pieces,
+                                sources=current.object.sources + found.sources)
         self.attached[name] = AttachedObject(held.link, held.touch_links, found)
         return []
 
@@ -833,6 +916,23 @@ class SceneState:
         self.padding.update(update.padding)
         self.scale.update(update.scale)
         return problems
+
+    def take_rebuilt(self, name, attached, sources, found):
+        """
+        Give the object ``name`` the pieces of ``found`` (``rebuilt_object`` of it).
+
+        Only while the object still has ``sources`` (the very tuple it was rebuilt from): a
+        message applied since decides. Returns whether it did.
+        """
+        table = self.attached if attached else self.objects
+        entry = table.get(name)
+        current = entry.object if attached and entry is not None else entry
+        if current is None or current.sources is not sources:
+            return False
+        updated = replace(current, pieces=found.pieces, error=found.error)
+        table[name] = replace(entry, object=updated) if attached else updated
+        self.revision += 1
+        return True
 
     def resolve(self, lookup, fixed_frame):
         """
