@@ -33,7 +33,7 @@ import warnings
 
 from gjk_ros.ros import PairStatus
 from mbm import mbm_directory
-from node_harness import (find_record, NodeProcess, node_environment, Parameter, Scene,
+from node_harness import (find_record, node_environment, NodeProcess, Parameter, Scene,
                           session_domain_id, STARTUP_TIMEOUT, TIMEOUT, wait_until)
 import numpy
 import pytest
@@ -61,7 +61,7 @@ CUPBOARD_POSITION = [-0.634, -0.1, -0.539]
 
 
 def ament_prefix(root, folder):
-    """An ament prefix holding the two packages the files name, their shares in ../shared/mbm."""
+    """Make an ament prefix of the two packages the files name, shares in ../shared/mbm."""
     index = root / 'share' / 'ament_index' / 'resource_index' / 'packages'
     index.mkdir(parents=True)
     for package in ('robowflex_resources', 'motion_bench_maker'):
@@ -106,7 +106,7 @@ class World:
                                Rotation.from_matrix(link[:3, :3]).as_quat())
 
     def clear(self):
-        """A full, empty scene: the node holds no object (MoveIt's replacement semantics)."""
+        """Send a full, empty scene: the node holds no object (MoveIt's full-scene rule)."""
         self.reset.publish(moveit_msgs.PlanningScene(is_diff=False))
         wait_until(lambda: self.scene.name_list('obstacles') == [], TIMEOUT,
                    'the scene cleared', node_process=self.node)
@@ -230,7 +230,7 @@ def test_the_node_and_the_planner_api_agree_on_a_scene(world):
 
 
 def cupboard_scene(world):
-    """A scene file naming the kitchen's open cupboard mesh by package URI."""
+    """Write a scene file naming the kitchen's open cupboard mesh by package URI."""
     path = world.work / 'cupboard.yaml'
     path.write_text(yaml.safe_dump({'world': {'collision_objects': [{
         'id': 'cupboard', 'header': {'frame_id': 'base_link'},
@@ -284,10 +284,10 @@ def test_an_open_mesh_is_said_once_by_name_and_its_mode_change_applies_to_the_he
         wait_hand(world, exact, 'the exact cupboard distance %r' % exact)
     # The publisher is gone: from now on the node has only what it holds.
     wait_until(lambda: 'not watertight' in meshes_entry(world).get('cupboard', ''), TIMEOUT,
-               "the meshes entry saying the cupboard is not watertight",
+               'the meshes entry saying the cupboard is not watertight',
                node_process=world.node)
     world.scene.wait_for_more('distances', 10)
-    said = world.node.lines_with("cupboard: mesh of", 'is not watertight')
+    said = world.node.lines_with('cupboard: mesh of', 'is not watertight')
     assert len(said) == 1, said
     (answer,) = world.scene.set_node_parameters(
         [Parameter('mesh_mode_overrides', Parameter.Type.STRING_ARRAY, ['cupboard:hull'])])
@@ -320,4 +320,3 @@ def test_a_node_started_after_the_publisher_gets_the_scene(world, tmp_path):
                            STARTUP_TIMEOUT, 'the late node holding the cage',
                            node_process=late)
     world.clear()
-
