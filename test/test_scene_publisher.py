@@ -237,3 +237,64 @@ def test_message_form_checks_as_the_node_does():
     with pytest.raises(ModelError) as raised:
         message_form({'id': 'q', 'primitives': [{'type': 'sphere', 'dimensions': [-1]}]})
     assert raised.value.body == 'q' and 'primitives[0]' in raised.value.reason
+
+
+def _world_vertices(obstacle):
+    """Every piece's vertices in the world: the obstacle pose composed with the piece's."""
+    pose = numpy.eye(4) if obstacle.pose is None else numpy.asarray(obstacle.pose)
+    placed = [(pose @ piece.origin, numpy.asarray(piece.shape.vertices))
+              for piece in obstacle.geometry]
+    return sorted(tuple(numpy.round(point, 9)) for origin, vertices in placed
+                  for point in vertices @ origin[:3, :3].T + origin[:3, 3])
+
+
+def test_a_urdf_world_becomes_one_object_per_link_as_the_planner_api_reads_it(tmp_path):
+    from gjk_ros.planning import load_obstacles, Obstacle
+    folder = mbm_directory()
+    resolver = ResourceResolver({'motion_bench_maker': str(tmp_path)})
+    os.makedirs(tmp_path / 'configs')
+    os.symlink(folder / 'scenes', tmp_path / 'configs' / 'scenes')
+    path = folder / 'scenes' / 'kitchen' / 'kitchen.urdf'
+    loaded = load_scene_files([path], 'base_link', resolver)
+    assert loaded.errors == ()
+    expected = {o.name: o for o in load_obstacles(path, resolver=resolver, mesh_mode='hull')}
+    assert sorted(o['id'] for o in loaded.objects) == sorted(expected)
+    for sent in planning_scene_message(loaded).world.collision_objects:
+        found = Obstacle.from_collision_object(sent, mesh_mode='hull')
+        assert sent.header.frame_id == 'base_link' and len(sent.meshes) == 1
+        assert numpy.allclose(_world_vertices(found), _world_vertices(expected[sent.id]),
+                              atol=1e-6)
+
+
+@pytest.mark.parametrize('collision, where', [
+    ('<geometry><capsule radius="1" length="1"/></geometry>', 'collision[0]: geometry: <capsule>'),
+    ('<geometry><box size="1 1"/></geometry>', 'collision[0]: box size'),
+    ('<geometry><cylinder radius="1"/></geometry>', 'collision[0]: cylinder: no length'),
+    ('<geometry/>', 'collision[0]: geometry: expected one shape'),
+    ('<geometry><mesh/></geometry>', 'collision[0]: mesh: no filename'),
+])
+def test_urdf_world_errors_name_the_file_the_link_and_the_collision(tmp_path, collision, where):
+    text = ('<robot name="w"><link name="root"/><link name="shelf"><collision>%s</collision>'
+            '</link><joint name="j" type="fixed"><parent link="root"/><child link="shelf"/>'
+            '</joint></robot>' % collision)
+    path = _write(tmp_path, 'w.urdf', text)
+    (error,) = load_scene_files([path]).errors
+    assert error.startswith(path + ': shelf: ') and where in error
+
+
+def test_urdf_world_shapes_are_placed_at_their_origin(tmp_path):
+    text = ('<robot name="w"><link name="root"/><link name="shelf"><collision>'
+            '<origin xyz="0 0 0.5" rpy="0 0 1.5707963267948966"/><geometry>'
+            '<cylinder radius="0.1" length="0.4"/></geometry></collision><collision>'
+            '<geometry><sphere radius="0.2"/></geometry></collision></link>'
+            '<joint name="j" type="prismatic"><parent link="root"/><child link="shelf"/>'
+            '<origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="0.1" upper="1" effort="1" '
+            'velocity="1"/></joint></robot>')
+    (found,) = load_scene_files([_write(tmp_path, 'w.urdf', text)]).objects
+    assert found['id'] == 'shelf'
+    # The joint at its lower limit (zero clipped): the link 0.1 up from the joint's origin.
+    assert found['pose']['position'] == {'x': 1.0, 'y': 0.0, 'z': 0.1}
+    assert found['primitives'] == [{'type': 3, 'dimensions': [0.4, 0.1]},
+                                   {'type': 2, 'dimensions': [0.2]}]
+    assert found['primitive_poses'][0]['position'] == {'x': 0.0, 'y': 0.0, 'z': 0.5}
+    assert found['primitive_poses'][0]['orientation']['z'] == pytest.approx(0.5 ** 0.5)

@@ -16,10 +16,10 @@
 The ``scene_publisher`` node: world files into the planning scene (docs/planning_scene.md).
 
 It reads PlanningScene YAML (the message form or robowflex's shorthand of MotionBenchMaker's
-scenes) and MoveIt ``.scene`` files with ``gjk_ros.models.scene_files`` and publishes their
-objects as one moveit_msgs/PlanningScene diff, as MoveIt's ``PlanningSceneInterface`` adds
-world objects (``is_diff`` and ``robot_state.is_diff`` true, each object ADD: adding it again
-replaces it). Parameters (read at start):
+scenes), MoveIt ``.scene`` files and URDF worlds with ``gjk_ros.models.scene_files`` and
+publishes their objects as one moveit_msgs/PlanningScene diff, as MoveIt's
+``PlanningSceneInterface`` adds world objects (``is_diff`` and ``robot_state.is_diff`` true,
+each object ADD: adding it again replaces it). Parameters (read at start):
 
 - ``scene_files`` (string array): the files, in order;
 - ``frame_id`` (string, default ''): the frame of objects whose ``header.frame_id`` is empty
