@@ -195,3 +195,23 @@ def test_rebuilt_object_reads_a_mesh_file_again_and_a_file_gone_rejects_it(tmp_p
     gone = rebuilt_object(built, mesh_options=MeshOptions('hull'))
     assert gone.pieces == () and gone.error.startswith('meshes[1]: resource: ') or \
         'resource' in gone.error
+
+
+def test_a_mesh_file_marker_is_built_again_from_its_file(tmp_path):
+    from test_component_meshes import EXPECTED_FILE, write_frame_stl
+    uri = 'file://' + write_frame_stl(tmp_path / 'frame.stl')
+    marker = frame_marker()
+    marker.type, marker.points, marker.mesh_resource = marker.MESH_RESOURCE, [], uri
+    worker = InlineWorker(EXACT.ingest_limits())
+    ctx, _ = context(worker)
+    source = MarkerSource('obstacle', ctx)
+    source.configure(EXACT)
+    source.on_message(rclpy_serialization.serialize_message(MarkerArray(markers=[marker])))
+    assert len(pieces_of(settle(source, worker), 'fixtures/0')) > 1
+    change(source, worker, HULL)
+    (hull,) = pieces_of(settle(source, worker), 'fixtures/0')
+    assert distance_to([hull]) < 0.0
+    assert [(use.mode, use.label) for use in source.mesh_uses()] == [('hull', 'mesh ' + uri)]
+    change(source, worker, EXACT)
+    pieces = pieces_of(settle(source, worker), 'fixtures/0')
+    assert distance_to(pieces) == pytest.approx(EXPECTED_FILE, abs=1e-12)

@@ -265,8 +265,7 @@ class MarkerSource(Source):
         self._rebuild = False
         markers = tuple((marker_id, marker.name, marker.geometry_key, marker.source)
                         for marker_id, marker in sorted(self._markers.items())
-                        if marker.source is not None and marker.pieces is not None
-                        and marker.mesh != self._mesh)
+                        if marker.source is not None and marker.mesh != self._mesh)
         if markers:
             self._rebuilding = True
             self._context.ingestor.submit(MarkerRebuildJob(self.kind, markers), self._mailbox)
@@ -289,6 +288,7 @@ class MarkerSource(Source):
                 marker.pieces, marker.error, marker.mesh_use = None, error, None
             else:
                 marker.pieces, marker.mesh_use = _named(pieces, mesh_use, marker.name)
+                marker.error = None
             marker.mesh = rebuilt.mesh
             self._changed = True
         if rebuilt.mesh != self._mesh:
