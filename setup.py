@@ -28,6 +28,7 @@ setup(
         'console_scripts': [
             'gjk_distance_node = gjk_ros.ros.entry:main',
             'gjk_aggregator = gjk_ros.ros.shards.aggregator:main',
+            'scene_publisher = gjk_ros.ros.entry:scene_publisher_main',
             'gjk-ros = gjk_ros.cli:main',
         ],
     },

@@ -31,7 +31,10 @@ Launch arguments:
 - ``respawn``: ``true`` restarts the node ``respawn_delay`` seconds after it exits;
 - ``autostart``: ``true`` (default) makes the node configure and activate itself (its
   ``autostart`` parameter); ``false`` leaves it unconfigured for a lifecycle manager or
-  ``change_state`` calls (docs/managed_node.md).
+  ``change_state`` calls (docs/managed_node.md);
+- ``scene_files``: world files, comma-separated (PlanningScene YAML, MoveIt ``.scene``): if not
+  empty, a ``scene_publisher`` node publishes their objects on ``/planning_scene`` and the node's
+  ``planning_scene`` is turned on (docs/planning_scene.md, "World files").
 
 The node is started with launch_ros's ``LifecycleNode`` action, so that other launch files can
 emit ``launch_ros.events.lifecycle.ChangeState`` at it and react to its ``StateTransition``
@@ -67,6 +70,9 @@ def _node(context):
     fixed_frame = _argument(context, 'fixed_frame')
     if fixed_frame:
         parameters.append({'fixed_frame': fixed_frame})
+    scene_files = _scene_files(context)
+    if scene_files:
+        parameters.append({'planning_scene': True})
     return [LifecycleNode(
         package='gjk_ros',
         executable='gjk_distance_node',
@@ -81,7 +87,21 @@ def _node(context):
         respawn_delay=float(_argument(context, 'respawn_delay')),
         output='screen',
         emulate_tty=True,
-    )] + _rviz(context)
+    )] + _scene_publisher(scene_files) + _rviz(context)
+
+
+def _scene_files(context):
+    """Return the ``scene_files`` argument as a list of paths (comma-separated, no blanks)."""
+    return [path.strip() for path in _argument(context, 'scene_files').split(',')
+            if path.strip()]
+
+
+def _scene_publisher(scene_files):
+    """Return the ``scene_publisher`` node for ``scene_files`` (none for no files)."""
+    if not scene_files:
+        return []
+    return [Node(package='gjk_ros', executable='scene_publisher', name='scene_publisher',
+                 parameters=[{'scene_files': scene_files}], output='screen')]
 
 
 def _rviz(context):
@@ -138,5 +158,9 @@ def generate_launch_description():
         DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
                               description='Configure and activate the node at start-up; '
                                           'false waits for a lifecycle manager.'),
+        DeclareLaunchArgument('scene_files', default_value='',
+                              description='World files (PlanningScene YAML, MoveIt .scene), '
+                                          'comma-separated, published on /planning_scene by '
+                                          'a scene_publisher node beside this one.'),
         OpaqueFunction(function=_node),
     ])

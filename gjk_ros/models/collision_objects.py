@@ -47,6 +47,7 @@ The scene semantics (``SceneState``) follow MoveIt's ``PlanningScene`` (docs/pla
 from dataclasses import dataclass, field, replace
 import hashlib
 import math
+import re
 
 from gjk_ros.core.rigid import tf2_quaternion
 from gjk_ros.models import primitives
@@ -59,9 +60,9 @@ from gjk_ros.models.values import MAX_MAGNITUDE
 import numpy as np
 
 __all__ = ['ADD', 'AllowedCollisions', 'APPEND', 'AttachedObject', 'attached_object',
-           'collision_object_pieces', 'MeshOptions', 'MOVE', 'REMOVE', 'scaled_shape',
-           'scene_object', 'scene_update', 'SceneObject', 'SceneState', 'SceneUpdate',
-           'shape_centre']
+           'collision_object_pieces', 'MeshOptions', 'MeshSource', 'message_form', 'MOVE',
+           'rebuilt_object', 'REMOVE', 'scaled_shape', 'scene_object', 'scene_update',
+           'SceneObject', 'SceneState', 'SceneUpdate', 'shape_centre']
 
 # moveit_msgs/CollisionObject operations.
 ADD, REMOVE, APPEND, MOVE = 0, 1, 2, 3
@@ -131,8 +132,19 @@ class _Field:
     def __exit__(self, kind, error, traceback):
         if kind is not None and issubclass(kind, (ValueError, TypeError)) and \
                 not issubclass(kind, ModelError):
-            raise ValueError(f'{self.path}: {error}') from None
+            raise ValueError(f'{self.path}: {_reason(error)}') from None
         return False
+
+
+# What Python's and numpy's conversions say of a value they cannot read: they quote it.
+_CONVERSION = re.compile(r'could not convert|invalid literal|argument must be|'
+                         r'cannot convert')
+
+
+def _reason(error):
+    """Return the text of an error, without the value a conversion quotes (never contents)."""
+    text = str(error)
+    return 'not a number' if _CONVERSION.search(text) else text
 
 
 def pose_matrix(pose):
@@ -173,7 +185,9 @@ class SceneObject:
     sits at ``pose`` in ``frame_id``. ``resolve_into`` names a frame the pose must be
     expressed in once, with the transform of the moment (an object attached from another
     frame, a detached object put back into the world; '' is the node's fixed frame), else None.
-    ``error`` is why the object was rejected (it then has no pieces).
+    ``error`` is why the object was rejected (it then has no pieces). ``sources`` are what
+    builds the pieces again in another mesh mode (``rebuilt_object``), one per shape: its built
+    pieces (a primitive or a plane: the same piece objects), or a :class:`MeshSource`.
     """
 
     id: str  # noqa: A003 -- the message's field name
@@ -182,6 +196,12 @@ class SceneObject:
     pieces: tuple = ()
     error: str = None
     resolve_into: str = None
+    sources: tuple = ()
+
+    @property
+    def has_meshes(self):
+        """Whether a mesh mode shapes the pieces (a mesh among the shapes)."""
+        return any(isinstance(source, MeshSource) for source in self.sources)
 
     def placed(self):
         """Return the pieces in ``frame_id`` (``pose`` composed with each shape's pose)."""
@@ -246,6 +266,22 @@ def _prism(height, points):
     return shape._replace(description=f'prism of {len(corners)} sides height {height:g}')
 
 
+@dataclass(frozen=True, eq=False)
+class MeshSource:
+    """
+    One mesh of a collision object, kept to build it again in another mode.
+
+    A message's mesh as it came (``vertices`` (n, 3), ``triangles`` (m, 3) indices: no more
+    than the message held), or a file by ``uri`` and ``scale``; ``pose`` in the object frame.
+    """
+
+    pose: np.ndarray
+    vertices: np.ndarray = None
+    triangles: np.ndarray = None
+    uri: str = ''
+    scale: tuple = (1.0, 1.0, 1.0)
+
+
 @dataclass(frozen=True)
 class MeshOptions:
     """How collision-object meshes become pieces (``gjk_ros.models.mesh_bodies``)."""
@@ -255,13 +291,25 @@ class MeshOptions:
     max_pieces: int = DEFAULT_MAX_PIECES
 
 
-def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
-    """Return the (shape, pose, piece class) items of one mesh, by ``options.mode``."""
+def _mesh_source(mesh, limits, options, pose):
+    """Read one mesh of a message (checked) into a :class:`MeshSource`."""
     resource = _get(mesh, 'resource', None)
     if resource:
-        triangles, label = _resource_triangles(mesh, str(resource), options)
+        scale = _resource_scale(mesh)  # the file is read (and checked) when built
+        return MeshSource(pose, uri=str(resource), scale=tuple(scale.tolist()))
+    vertices, triangles = _message_mesh(mesh, limits)
+    return MeshSource(pose, vertices, triangles)
+
+
+def _mesh(source, object_id, hull_warning_threshold, options):
+    """Return the (shape, pose, piece class) items of one mesh, by ``options.mode``."""
+    pose = source.pose
+    if source.uri:
+        triangles = _resource_triangles(source.uri, np.array(source.scale), options)
+        label = f'mesh {source.uri}'
     else:
-        triangles, label = _message_triangles(mesh, limits)
+        triangles = source.vertices[source.triangles]
+        label = f'mesh of {len(triangles)} triangles'
     if options.mode == 'exact':
         key = ('message', hashlib.sha256(triangles.tobytes()).hexdigest())
         pieces, use = exact_pieces(object_id, '', pose, triangles, label,
@@ -284,14 +332,20 @@ def _mesh(mesh, object_id, limits, hull_warning_threshold, options, pose):
     return [(shape, pose, CollisionPiece)]
 
 
-def _message_triangles(mesh, limits):
+def _message_mesh(mesh, limits):
+    """Return the (n, 3) vertices and (m, 3) int32 vertex indices of a shape_msgs/Mesh."""
     with _Field('vertices'):
-        vertices = np.array([_xyz(point) for point in _get(mesh, 'vertices', [])]
-                            ).reshape(-1, 3)
+        vertices = _get(mesh, 'vertices', [])
+        if not isinstance(vertices, np.ndarray):  # message_form gives arrays
+            vertices = [_xyz(point) for point in vertices]
+        vertices = np.array(vertices, dtype=float).reshape(-1, 3)
     with _Field('triangles'):
-        triangles = np.array([list(_get(triangle, 'vertex_indices'))
-                              if not isinstance(triangle, (list, tuple)) else list(triangle)
-                              for triangle in _get(mesh, 'triangles', [])], dtype=np.int64)
+        triangles = _get(mesh, 'triangles', [])
+        if not isinstance(triangles, np.ndarray):
+            triangles = [list(_get(triangle, 'vertex_indices'))
+                         if not isinstance(triangle, (list, tuple)) else list(triangle)
+                         for triangle in triangles]
+        triangles = np.array(triangles, dtype=np.int64)
         if len(triangles) == 0 or len(vertices) == 0:
             raise ValueError('the mesh has no triangles')
         triangles = triangles.reshape(-1, 3)
@@ -302,20 +356,24 @@ def _message_triangles(mesh, limits):
                              f'({limits.max_mesh_triangles})')
         if triangles.min() < 0 or triangles.max() >= len(vertices):
             raise ValueError('triangle indices beyond the vertices')
-    return vertices[triangles], f'mesh of {len(triangles)} triangles'
+    return vertices, triangles.astype(np.int32)
 
 
-def _resource_triangles(mesh, uri, options):
-    from gjk_ros.models.meshes import default_resolver
-    resolver = options.resolver or default_resolver()
+def _resource_scale(mesh):
     with _Field('scale'):
         scale = np.array([float(v) for v in np.ravel(_get(mesh, 'scale', [1.0]))])
         scale = np.repeat(scale, 3) if scale.size == 1 else scale
         if scale.size != 3:
             raise ValueError(f'expected 1 or 3 numbers, got {scale.size}')
+    return scale
+
+
+def _resource_triangles(uri, scale, options):
+    from gjk_ros.models.meshes import default_resolver
+    resolver = options.resolver or default_resolver()
     with _Field('resource'):
         try:
-            return resolver.load_mesh_triangles(uri, scale), f'mesh {uri}'
+            return resolver.load_mesh_triangles(uri, scale)
         except ModelError as error:
             raise ValueError(error.reason) from None
 
@@ -350,8 +408,13 @@ def _rotation_from_z(axis):
 
 
 def _shapes(message, object_id, limits, threshold, options):
-    """(Shape, pose in the object frame, piece class) of every shape of a CollisionObject."""
-    found = []
+    """
+    Return the shapes of a CollisionObject, one list per shape, and each shape's source.
+
+    A shape's list holds (Shape, pose in the object frame, piece class) items (a mesh may be
+    many pieces); its source is a :class:`MeshSource` for a mesh, else None.
+    """
+    found, sources = [], []
     primitives_ = list(_get(message, 'primitives', []) or [])
     meshes = list(_get(message, 'meshes', []) or [])
     planes = list(_get(message, 'planes', []) or [])
@@ -362,17 +425,130 @@ def _shapes(message, object_id, limits, threshold, options):
     poses = _shape_poses(message, 'primitives', 'primitive_poses', len(primitives_))
     for i, (primitive, pose) in enumerate(zip(primitives_, poses)):
         with _Field(f'primitives[{i}]'):
-            found.append((_primitive(primitive), pose, CollisionPiece))
+            found.append([(_primitive(primitive), pose, CollisionPiece)])
+            sources.append(None)
     poses = _shape_poses(message, 'meshes', 'mesh_poses', len(meshes))
     for i, (mesh, pose) in enumerate(zip(meshes, poses)):
         with _Field(f'meshes[{i}]'):
-            found += _mesh(mesh, object_id, limits, threshold, options, pose)
+            source = _mesh_source(mesh, limits, options, pose)
+            found.append(_mesh(source, object_id, threshold, options))
+            sources.append(source)
     poses = _shape_poses(message, 'planes', 'plane_poses', len(planes))
     for i, (plane, pose) in enumerate(zip(planes, poses)):
         with _Field(f'planes[{i}]'):
             shape, origin = _plane(plane)
-        found.append((shape, pose @ origin, CollisionPiece))
+        found.append([(shape, pose @ origin, CollisionPiece)])
+        sources.append(None)
+    return found, sources
+
+
+def _pieces_of(object_id, frame_id, items):
+    return tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
+                      shape.warnings) for shape, origin, kind in items)
+
+
+def message_form(message, resolver=None, frame_id=''):
+    """
+    Return a CollisionObject (message or dict) in the form of the message itself.
+
+    Any form ``scene_object`` reads; the result is what a publisher fills a
+    moveit_msgs/CollisionObject from. Positions and orientations become ``{x, y, z(, w)}``,
+    primitive types their numbers, and a mesh named by ``resource`` its ``vertices`` ((n, 3)
+    array) and ``triangles`` ((m, 3) array), read with ``resolver`` (the message has no field
+    for a file: MoveIt's tools load the file and send its triangles). ``frame_id`` fills an
+    empty ``header.frame_id``. Only the fields with geometry are kept (``id``,
+    ``header.frame_id``, ``operation``, ``pose`` and the shapes with their poses).
+
+    Raises
+    ------
+    ModelError
+        Naming the object's id, the field and what is wrong (never the values), as
+        ``scene_object``: the same checks, run on the result.
+
+    """
+    object_id = str(_get(message, 'id', '')) or '<no id>'
+    try:
+        found = {'id': object_id,
+                 'header': {'frame_id': str(_get(_get(message, 'header', {}), 'frame_id', '')
+                                            ).lstrip('/') or frame_id},
+                 'operation': _operation(_get(message, 'operation', ADD))}
+        with _Field('pose'):
+            found['pose'] = _pose_form(_get(message, 'pose', None))
+        for shapes, poses in _POSE_FIELDS:
+            items = list(_get(message, shapes, []) or [])
+            listed = list(_get(message, poses, []) or [])
+            if not listed and isinstance(message, dict) and poses not in message:
+                listed = [None] * len(items)  # a dict may leave out the poses: identity
+            if len(listed) != len(items):
+                raise ValueError(f'{poses}: {len(listed)} poses for {len(items)} {shapes}')
+            forms = []
+            for i, item in enumerate(items):
+                with _Field(f'{shapes}[{i}]'):
+                    forms.append(_SHAPE_FORMS[shapes](item, resolver))
+            found[shapes] = forms
+            found[poses] = []
+            for i, pose in enumerate(listed):
+                with _Field(f'{poses}[{i}]'):
+                    found[poses].append(_pose_form(pose))
+    except (ValueError, TypeError) as error:
+        raise ModelError(object_id, _reason(error)) from None
+    operation, built = scene_object(found, mesh_options=MeshOptions('hull', resolver))
+    if built.error is not None:
+        raise ModelError(object_id, built.error)
+    if not built.pieces and operation in (ADD, APPEND):
+        raise ModelError(object_id, 'the collision object has no shapes')
     return found
+
+
+def _pose_form(pose):
+    """Return a geometry_msgs/Pose as the message's dict (None: the identity), checked."""
+    if pose is None:
+        return {'position': {'x': 0.0, 'y': 0.0, 'z': 0.0},
+                'orientation': {'x': 0.0, 'y': 0.0, 'z': 0.0, 'w': 1.0}}
+    pose_matrix(pose)
+    return {'position': dict(zip('xyz', _xyz(_get(pose, 'position')))),
+            'orientation': dict(zip('xyzw', _xyzw(_get(pose, 'orientation'))))}
+
+
+def _primitive_form(primitive, resolver):
+    kind = _get(primitive, 'type')
+    if isinstance(kind, str) and not kind.strip().isdigit():  # robowflex's shorthand: 'box'
+        names = {name.lower(): code for code, name in PRIMITIVE_NAMES.items()}
+        if kind.strip().lower() not in names:
+            raise ValueError(f'type: unknown SolidPrimitive type {kind!r} (box, sphere, '
+                             'cylinder, cone, prism)')
+        kind = names[kind.strip().lower()]
+    with _Field('dimensions'):
+        dimensions = [float(value) for value in _get(primitive, 'dimensions', [])]
+    form = {'type': int(kind), 'dimensions': dimensions}
+    points = _get(_get(primitive, 'polygon', {}), 'points', []) or []
+    if len(points):
+        with _Field('polygon'):
+            form['polygon'] = {'points': [{'x': float(_get(p, 'x')), 'y': float(_get(p, 'y')),
+                                           'z': float(_get(p, 'z', 0.0))} for p in points]}
+    return form
+
+
+def _mesh_form(mesh, resolver):
+    resource = _get(mesh, 'resource', None)
+    if not resource:
+        vertices, triangles = _message_mesh(mesh, None)
+        return {'vertices': vertices, 'triangles': triangles}
+    triangles = _resource_triangles(str(resource), _resource_scale(mesh),
+                                    MeshOptions(resolver=resolver))
+    vertices, indices = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
+    return {'vertices': vertices, 'triangles': indices.reshape(-1, 3).astype(np.int32)}
+
+
+def _plane_form(plane, resolver):
+    with _Field('coef'):
+        return {'coef': [float(value) for value in _get(plane, 'coef')]}
+
+
+# Each shape list of a CollisionObject with its poses, and how ``message_form`` writes a shape.
+_POSE_FIELDS = (('primitives', 'primitive_poses'), ('meshes', 'mesh_poses'),
+                ('planes', 'plane_poses'))
+_SHAPE_FORMS = {'primitives': _primitive_form, 'meshes': _mesh_form, 'planes': _plane_form}
 
 
 def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_THRESHOLD,
@@ -411,14 +587,39 @@ def scene_object(message, *, limits=None, hull_warning_threshold=HULL_WARNING_TH
             raise ValueError(f'unknown operation {operation}')
         with _Field('pose'):
             pose = pose_matrix(_get(message, 'pose', None))
-        shapes = [] if operation == REMOVE else _shapes(
+        shapes, sources = ([], []) if operation == REMOVE else _shapes(
             message, object_id, limits, hull_warning_threshold, mesh_options or MeshOptions())
     except (ValueError, TypeError, ModelError) as error:
-        reason = error.reason if isinstance(error, ModelError) else str(error)
+        reason = error.reason if isinstance(error, ModelError) else _reason(error)
         return operation, SceneObject(object_id, frame_id, np.eye(4), error=reason)
-    pieces = tuple(kind(object_id, frame_id, origin, shape.polytope, shape.description,
-                        shape.warnings) for shape, origin, kind in shapes)
-    return operation, SceneObject(object_id, frame_id, pose, pieces)
+    built = [_pieces_of(object_id, frame_id, items) for items in shapes]
+    return operation, SceneObject(
+        object_id, frame_id, pose, sum(built, ()),
+        sources=tuple(pieces if source is None else source
+                      for pieces, source in zip(built, sources)))
+
+
+def rebuilt_object(found, *, hull_warning_threshold=HULL_WARNING_THRESHOLD, mesh_options=None):
+    """
+    Return ``found`` (a SceneObject) with its meshes built again by ``mesh_options``.
+
+    Its primitives and planes keep their pieces; each mesh is built from its
+    :class:`MeshSource` as ``scene_object`` builds it. A mesh file that no longer loads
+    rejects the object (``error``), as it would have when first received.
+    """
+    options = mesh_options or MeshOptions()
+    pieces = []
+    try:
+        for source in found.sources:
+            if not isinstance(source, MeshSource):
+                pieces += source
+                continue
+            pieces += _pieces_of(found.id, found.frame_id,
+                                 _mesh(source, found.id, hull_warning_threshold, options))
+    except (ValueError, TypeError, ModelError) as error:
+        reason = error.reason if isinstance(error, ModelError) else _reason(error)
+        return replace(found, pieces=(), error=reason)
+    return replace(found, pieces=tuple(pieces), error=None)
 
 
 def collision_object_pieces(message, *, limits=None, mesh_options=None):
@@ -632,7 +833,8 @@ class SceneState:
                                          resolve_into=None)
             return [(name, 'MOVE ignores the shapes it carries')] if found.pieces else []
         if operation == APPEND and current is not None and current.error is None:
-            found = replace(found, pieces=current.pieces + found.pieces)
+            found = replace(found, pieces=current.pieces + found.pieces,
+                            sources=current.sources + found.sources)
         if not found.pieces:
             found = replace(found, error=f'{OPERATION_NAMES[operation]} of an object with no '
                                          'shapes')
@@ -667,7 +869,8 @@ class SceneState:
             current = self.attached.get(name)
             if operation == APPEND and current is not None and current.object.error is None \
                     and found.error is None:
-                found = replace(found, pieces=current.object.pieces + found.pieces)
+                found = replace(found, pieces=current.object.pieces + found.pieces,
+                                sources=current.object.sources + found.sources)
         self.attached[name] = AttachedObject(held.link, held.touch_links, found)
         return []
 
@@ -713,6 +916,23 @@ class SceneState:
         self.padding.update(update.padding)
         self.scale.update(update.scale)
         return problems
+
+    def take_rebuilt(self, name, attached, sources, found):
+        """
+        Give the object ``name`` the pieces of ``found`` (``rebuilt_object`` of it).
+
+        Only while the object still has ``sources`` (the very tuple it was rebuilt from): a
+        message applied since decides. Returns whether it did.
+        """
+        table = self.attached if attached else self.objects
+        entry = table.get(name)
+        current = entry.object if attached and entry is not None else entry
+        if current is None or current.sources is not sources:
+            return False
+        updated = replace(current, pieces=found.pieces, error=found.error)
+        table[name] = replace(entry, object=updated) if attached else updated
+        self.revision += 1
+        return True
 
     def resolve(self, lookup, fixed_frame):
         """

@@ -26,6 +26,12 @@ YAML (``.yaml``, ``.yml``)
     mapping with a ``collision_objects`` list, or a list of objects, is read too. Attached
     objects (``robot_state.attached_collision_objects``) belong to a robot state and are
     listed apart; the allowed collision matrix and ``fixed_frame_transforms`` are not read.
+A URDF world (``.urdf``: MotionBenchMaker's kitchen)
+    One object per link with collision geometry, named by the link, at the link's pose with
+    every joint at zero (clipped to its limits), in the root link's frame; each ``<collision>``
+    a shape at its ``<origin>``: ``box``, ``sphere``, ``cylinder`` as primitives, ``mesh`` by its
+    ``filename`` (a ``resource``, with its ``scale``). What the planner API's ``load_obstacles``
+    reads from the same file, as collision objects.
 MoveIt's ``.scene`` text (``PlanningScene::saveGeometryToStream``)
     A name line, then objects: ``* id``, the object pose (two lines: x y z, then qx qy qz qw)
     in the format that has it (told, as MoveIt does, by a space on the line after the first
@@ -43,7 +49,7 @@ import os
 from gjk_ros.models.errors import ModelError
 
 __all__ = ['SceneFile', 'read_scene_file', 'parse_scene_yaml', 'parse_scene_text',
-           'MAX_SCENE_BYTES']
+           'parse_scene_urdf', 'MAX_SCENE_BYTES']
 
 # moveit_msgs/PlanningScene's fields, one of which a scene mapping must have.
 _SCENE_FIELDS = {'name', 'world', 'robot_state', 'robot_model_name', 'fixed_frame_transforms',
@@ -81,7 +87,7 @@ class SceneFile:
 
 def read_scene_file(path) -> SceneFile:
     """
-    Read a PlanningScene YAML or a ``.scene`` file (by extension; module docstring).
+    Read a PlanningScene YAML, a ``.scene`` or a URDF world (by extension; module docstring).
 
     Raises
     ------
@@ -92,8 +98,9 @@ def read_scene_file(path) -> SceneFile:
     """
     path = os.fspath(path)
     extension = os.path.splitext(path)[1].lower()
-    if extension not in ('.yaml', '.yml', '.scene'):
-        raise ModelError(path, f"unknown scene file type '{extension}' (.yaml, .yml or .scene)")
+    if extension not in ('.yaml', '.yml', '.scene', '.urdf'):
+        raise ModelError(path, f"unknown scene file type '{extension}' (.yaml, .yml, .scene "
+                               'or .urdf)')
     try:
         size = os.path.getsize(path)
         if size > MAX_SCENE_BYTES:
@@ -106,6 +113,8 @@ def read_scene_file(path) -> SceneFile:
         raise ModelError(path, 'not a text file') from None
     if extension == '.scene':
         return parse_scene_text(text, path)
+    if extension == '.urdf':
+        return parse_scene_urdf(text, path)
     return parse_scene_yaml(text, path)
 
 
@@ -163,6 +172,82 @@ def _unique_ids(objects, source):
         if item['id'] in seen:
             raise ModelError(source, f"object id '{item['id']}' appears twice")
         seen.add(item['id'])
+
+
+# A URDF world --------------------------------------------------------------------------------
+
+def parse_scene_urdf(text: str, source: str = '<urdf>') -> SceneFile:
+    """Read a URDF world: one collision object per link with collision geometry (module)."""
+    from gjk_ros.models.kinematics import parse_kinematics
+    from gjk_ros.models.urdf import child_elements, robot_element
+    try:
+        root = robot_element(text)
+        kinematics = parse_kinematics(text)
+    except ModelError as error:
+        raise ModelError(source, error.reason) from None
+    poses = kinematics.forward(kinematics.neutral()[None])[0]
+    objects = []
+    for link in child_elements(root, 'link'):
+        name = link.get('name', '')
+        collisions = child_elements(link, 'collision')
+        if not collisions:
+            continue
+        item = {'id': name, 'header': {'frame_id': ''},
+                'pose': _pose_of(poses[kinematics.link_index(name)]),
+                'primitives': [], 'primitive_poses': [], 'meshes': [], 'mesh_poses': []}
+        for index, collision in enumerate(collisions):
+            try:
+                field, shape, pose = _urdf_shape(collision)
+            except ValueError as error:
+                raise ModelError(f'{source}: {name}', f'collision[{index}]: {error}') from None
+            item[field].append(shape)
+            item[_POSES[field]].append(pose)
+        objects.append(item)
+    _unique_ids(objects, source)
+    return SceneFile(root.get('name', ''), tuple(objects), (), source)
+
+
+def _urdf_shape(collision):
+    """Return (shape list field, shape, its pose) of one ``<collision>`` element."""
+    from gjk_ros.models.transforms import xyz_rpy_to_matrix
+    from gjk_ros.models.urdf import child_elements
+    from gjk_ros.models.values import parse_numbers
+    origin = child_elements(collision, 'origin')
+    pose = xyz_rpy_to_matrix(origin[0].get('xyz', '0 0 0'), origin[0].get('rpy', '0 0 0')) \
+        if origin else xyz_rpy_to_matrix()
+    geometry = child_elements(collision, 'geometry')
+    shapes = list(geometry[0]) if geometry else []
+    if len(shapes) != 1:
+        raise ValueError('geometry: expected one shape')
+    element = shapes[0]
+    kind = element.tag.rsplit('}', 1)[-1] if isinstance(element.tag, str) else ''
+
+    def numbers(name, count):
+        if element.get(name) is None:
+            raise ValueError(f'{kind}: no {name} attribute')
+        return [float(v) for v in parse_numbers(element.get(name), f'{kind} {name}', count)]
+    if kind == 'box':
+        return 'primitives', {'type': 'box', 'dimensions': numbers('size', 3)}, _pose_of(pose)
+    if kind == 'sphere':
+        return 'primitives', {'type': 'sphere', 'dimensions': numbers('radius', 1)}, \
+            _pose_of(pose)
+    if kind == 'cylinder':
+        return 'primitives', {'type': 'cylinder', 'dimensions': numbers('length', 1) +
+                              numbers('radius', 1)}, _pose_of(pose)
+    if kind == 'mesh':
+        if not element.get('filename'):
+            raise ValueError('mesh: no filename attribute')
+        scale = numbers('scale', 3) if element.get('scale') is not None else [1.0] * 3
+        return 'meshes', {'resource': element.get('filename'), 'scale': scale}, _pose_of(pose)
+    raise ValueError(f'geometry: <{kind[:20]}> has no collision object shape (box, sphere, '
+                     'cylinder, mesh)')
+
+
+def _pose_of(matrix):
+    """Return a (4, 4) pose in robowflex's shorthand: position [x, y, z], [x, y, z, w]."""
+    from scipy.spatial.transform import Rotation
+    return {'position': [float(v) for v in matrix[:3, 3]],
+            'orientation': [float(v) for v in Rotation.from_matrix(matrix[:3, :3]).as_quat()]}
 
 
 # MoveIt's .scene text ----------------------------------------------------------------------------

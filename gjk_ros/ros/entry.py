@@ -24,7 +24,7 @@ the console script imports its entry point's module at the top, so pointing it a
 before its own work. This module imports the node only when ``main`` runs.
 """
 
-__all__ = ['main']
+__all__ = ['main', 'scene_publisher_main']
 
 
 def main(args=None):
@@ -33,3 +33,9 @@ def main(args=None):
     start_worker_server()
     from gjk_ros.ros.node import main as run_node
     return run_node(args)
+
+
+def scene_publisher_main(args=None):
+    """Run the ``scene_publisher`` node (see ``gjk_ros.ros.scene_publisher``)."""
+    from gjk_ros.ros.scene_publisher import main as run_publisher
+    return run_publisher(args)

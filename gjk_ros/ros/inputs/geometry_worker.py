@@ -31,10 +31,11 @@ import time
 
 from gjk_ros.ros.inputs.jobs import (ADD, BodyEntry, BodyTextJob, check_pose, DecomposeJob, DELETE,
                                      DELETEALL, Finished, geometry_key, marker_name, MarkerBatch,
-                                     MarkerBatchJob, MarkerId, MarkerOp, Progress, Ready,
+                                     MarkerBatchJob, MarkerId, MarkerOp, MarkerRebuild,
+                                     MarkerRebuildJob, MarkerSource, Progress, Ready,
                                      receive_job, rejection, RobotDescriptionJob, RobotModel,
-                                     RobotSemantics, SceneChange, SceneMessageJob,
-                                     SemanticDescriptionJob)
+                                     RobotSemantics, SceneChange, SceneMessageJob, SceneRebuild,
+                                     SceneRebuildJob, SemanticDescriptionJob)
 
 __all__ = ['worker_main']
 
@@ -290,14 +291,15 @@ class _WorkerState:
                              % (message_type.__name__, type(error).__name__)) from None
         options = {'limits': self.limits,
                    'hull_warning_threshold': self.limits.hull_warning_threshold}
+        mesh = self.limits.mesh
         if job.kind == 'object':
             operation, entry = scene_object(
                 message, mesh_options=self._mesh_options(message.id, 'obstacle'), **options)
-            return SceneChange('object', entry, operation)
+            return SceneChange('object', entry, operation, mesh)
         if job.kind == 'attached':
             operation, entry = attached_object(
                 message, mesh_options=self._mesh_options(message.object.id, 'link'), **options)
-            return SceneChange('attached', entry, operation)
+            return SceneChange('attached', entry, operation, mesh)
         common = self._mesh_options('', 'obstacle')
         update = scene_update(message, mesh_options=common, **options)
         # One mode for the whole message above; an object whose own mode differs (an attached
@@ -310,7 +312,18 @@ class _WorkerState:
             own = self._mesh_options(found.object.id, 'link')
             if found.object.meshes and own.mode != common.mode:
                 update.attached[index] = attached_object(found, mesh_options=own, **options)
-        return SceneChange('scene', update)
+        return SceneChange('scene', update, mesh=mesh)
+
+    def scene_rebuild(self, job, skip, progress):
+        """Build held scene objects' meshes again in this worker's modes (``SceneRebuild``)."""
+        from gjk_ros.models.collision_objects import rebuilt_object
+        built = []
+        for key, kind, found in job.objects:
+            progress(key)  # each object has ingest_timeout
+            built.append((key, rebuilt_object(
+                found, hull_warning_threshold=self.limits.hull_warning_threshold,
+                mesh_options=self._mesh_options(found.id, kind))))
+        return SceneRebuild(self.limits.mesh, tuple(built))
 
     # markers --------------------------------------------------------------------------------
 
@@ -324,11 +337,28 @@ class _WorkerState:
         clears, latest, heard = self._coalesce(kind, job.messages, progress)
         ops = tuple(self._op(kind, marker, received, skip, progress)
                     for marker, received in latest.values())
-        return MarkerBatch(tuple(clears), ops, heard)
+        return MarkerBatch(tuple(clears), ops, heard, self.limits.mesh)
+
+    def marker_rebuild(self, job, skip, progress):
+        """Build held mesh markers again in this worker's modes (``MarkerRebuild``)."""
+        from gjk_ros.models import ModelError
+        built = []
+        for marker_id, name, key, source in job.markers:
+            progress(marker_id)  # each marker has ingest_timeout
+            mode, explicit = self._mode_of(name, job.kind, source.uri)
+            try:
+                pieces, use = self._marker_pieces(source, name, job.kind, key, mode)
+            except ModelError as error:
+                built.append((marker_id, key, None, None, error.reason))
+                continue
+            self._keep((key, mode, explicit), (pieces, use, source))
+            built.append((marker_id, key, pieces, use, None))
+        return MarkerRebuild(self.limits.mesh, tuple(built))
 
     HANDLERS = {RobotDescriptionJob: urdf, SemanticDescriptionJob: srdf,
                 DecomposeJob: decompose, BodyTextJob: parameter_bodies,
-                SceneMessageJob: scene_message, MarkerBatchJob: markers}
+                SceneMessageJob: scene_message, SceneRebuildJob: scene_rebuild,
+                MarkerBatchJob: markers, MarkerRebuildJob: marker_rebuild}
 
     def _coalesce(self, kind, messages, progress):
         """Latest marker per (ns, id) over the messages, DELETEALL applied in order."""
@@ -422,8 +452,9 @@ class _WorkerState:
         if built is None:
             progress(key)
             try:
-                built = self._marker_pieces(marker_to_piece(marker, resolver=self.resolver),
-                                            marker, op, mode)
+                source = _marker_source(marker_to_piece(marker, resolver=self.resolver), marker)
+                built = self._marker_pieces(source, op.name, op.kind, op.geometry_key, mode) + \
+                    (source if source.piece.mesh or source.triangles is not None else None,)
             except ModelError as error:
                 op.error = error.reason
                 return
@@ -434,35 +465,46 @@ class _WorkerState:
             except Exception as error:  # noqa: B902 -- a library failure rejects one body
                 op.error = 'rejected (%s)' % type(error).__name__
                 return
-            self.pieces[cached] = built
-            while len(self.pieces) > WORKER_CACHE:
-                self.pieces.popitem(last=False)
+            self._keep(cached, built)
         self.pieces.move_to_end(cached)
-        op.pieces, op.mesh_use = built
+        op.pieces, op.mesh_use, op.source = built
         sent[key] = op.geometry_key
 
-    def _marker_pieces(self, piece, marker, op, mode):
+    def _keep(self, cached, built):
+        """Keep built marker geometry for re-use, the most recently used ``WORKER_CACHE``."""
+        self.pieces[cached] = built
+        self.pieces.move_to_end(cached)
+        while len(self.pieces) > WORKER_CACHE:
+            self.pieces.popitem(last=False)
+
+    def _marker_pieces(self, source, name, kind, key, mode):
         """
-        Return (pieces, MeshUse or None) of a marker's hull piece in ``mode``.
+        Return (pieces, MeshUse or None) of a marker's ``MarkerSource`` in ``mode``.
 
         A MESH_RESOURCE marker is a mesh file (``_in_mode``); a TRIANGLE_LIST marker is the
         triangles of its points, scaled as RViz scales them.
         """
-        uses = []
-        if marker.type != TRIANGLE_LIST or mode != 'exact':
-            pieces = self._in_mode(piece, op.kind, uses)
+        uses, piece = [], source.piece
+        if source.triangles is None or mode != 'exact':
+            pieces = self._in_mode(piece, kind, uses)
             return tuple(pieces), (uses[0] if uses else None)
-        import numpy
-        points = marker.points if isinstance(marker.points, numpy.ndarray) else numpy.array(
-            [[point.x, point.y, point.z] for point in marker.points])
-        scale = numpy.array([marker.scale.x, marker.scale.y, marker.scale.z])
-        triangles = (points * scale).reshape(-1, 3, 3)
-        pieces, use = self._exact(op.name, piece.frame_id, piece.origin, triangles,
-                                  'mesh of %d triangles' % len(triangles),
-                                  ('marker', op.geometry_key))
+        triangles = source.triangles
+        pieces, use = self._exact(name, piece.frame_id, piece.origin, triangles,
+                                  'mesh of %d triangles' % len(triangles), ('marker', key))
         if pieces is None:
             return (replace(piece, warnings=piece.warnings + (use.note,)),), use
         return tuple(pieces), use
+
+
+def _marker_source(piece, marker):
+    """Return the ``MarkerSource`` of a marker's hull piece (a TRIANGLE_LIST's triangles too)."""
+    if marker.type != TRIANGLE_LIST:
+        return MarkerSource(piece, None, marker.mesh_resource)
+    import numpy
+    points = marker.points if isinstance(marker.points, numpy.ndarray) else numpy.array(
+        [[point.x, point.y, point.z] for point in marker.points])
+    scale = numpy.array([marker.scale.x, marker.scale.y, marker.scale.z])
+    return MarkerSource(piece, (points * scale).reshape(-1, 3, 3), marker.mesh_resource)
 
 
 def _throttled(progress):

@@ -37,9 +37,10 @@ from gjk_ros.ros.inputs.model_imports import load_models
 __all__ = ['ADD', 'BodyEntry', 'BodyTextJob', 'check_pose', 'DecomposeJob', 'DELETE',
            'DELETEALL', 'Finished', 'geometry_key', 'Job', 'JobResult', 'lifetime_expiry',
            'marker_count', 'marker_name', 'MarkerBatch', 'MarkerBatchJob', 'MarkerId', 'MarkerOp',
-           'Progress', 'Ready', 'receive_job', 'rejection', 'RobotDescriptionJob', 'RobotModel',
-           'RobotSemantics', 'SceneChange', 'SceneMessageJob', 'SemanticDescriptionJob',
-           'send_job']
+           'MarkerRebuild', 'MarkerRebuildJob', 'MarkerSource', 'Progress', 'Ready',
+           'receive_job', 'rejection', 'RobotDescriptionJob', 'RobotModel', 'RobotSemantics',
+           'SceneChange', 'SceneMessageJob', 'SceneRebuild', 'SceneRebuildJob',
+           'SemanticDescriptionJob', 'send_job']
 
 # Marker actions (visualization_msgs/Marker), kept here so the parent needs no message import.
 ADD, DELETE, DELETEALL = 0, 2, 3
@@ -199,6 +200,40 @@ class SceneMessageJob(Job):
         return replace(self, data=buffers[0])
 
 
+@dataclass(frozen=True)
+class SceneRebuildJob(Job):
+    """
+    Planning-scene objects to build again in the worker's mesh modes; value a ``SceneRebuild``.
+
+    ``objects`` are (key, kind, SceneObject without its pieces): kind 'obstacle' for a world
+    object, 'link' for an attached one (its link's mode).
+    """
+
+    objects: tuple = ()
+
+    subject = 'planning scene (mesh_mode)'
+
+
+@dataclass(frozen=True)
+class MarkerRebuildJob(Job):
+    """
+    Markers the node holds, to build again in the worker's mesh modes; value a ``MarkerRebuild``.
+
+    ``markers`` are (MarkerId, body name, geometry key, ``MarkerSource``).
+    """
+
+    kind: str
+    markers: tuple = ()
+
+    @property
+    def latest_wins(self):
+        return ('marker rebuild', self.kind)
+
+    @property
+    def subject(self):
+        return '~/obstacles' if self.kind == 'obstacle' else '~/links'
+
+
 def _without_buffers(job):
     if isinstance(job, MarkerBatchJob):
         return job.without_buffers()
@@ -254,6 +289,41 @@ class MarkerBatch:
     clears: tuple = ()
     ops: tuple = ()
     heard: dict = field(default_factory=dict)
+    mesh: object = None   # the MeshSettings its pieces were built with
+
+
+@dataclass(frozen=True)
+class MarkerSource:
+    """
+    What builds a mesh marker's pieces again in another mode (a worker restart loses the rest).
+
+    ``piece``: the marker's hull piece (with its mesh file, if any); ``triangles``: a
+    TRIANGLE_LIST's (m, 3, 3) scaled triangles (bounded by ``max_points``), else None.
+    """
+
+    piece: object
+    triangles: object = None
+    uri: str = ''          # the marker's mesh_resource (its mesh mode may depend on it)
+
+
+@dataclass(frozen=True)
+class SceneRebuild:
+    """Objects built again: ``mesh`` (the settings used) and (key, SceneObject) pairs."""
+
+    mesh: object
+    objects: tuple = ()
+
+
+@dataclass(frozen=True)
+class MarkerRebuild:
+    """
+    Markers built again, with ``mesh``, the settings used.
+
+    Per marker: (MarkerId, geometry key, pieces, MeshUse or None, error or None).
+    """
+
+    mesh: object
+    markers: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -268,6 +338,7 @@ class SceneChange:
     kind: str
     entry: object
     operation: object = None
+    mesh: object = None   # the MeshSettings it was built with
 
 
 @dataclass
@@ -296,6 +367,7 @@ class MarkerOp:
     pieces: tuple = None
     mesh_use: object = None
     error: str = None
+    source: object = None  # a MarkerSource with the pieces of a mesh marker
 
 
 @dataclass(frozen=True)

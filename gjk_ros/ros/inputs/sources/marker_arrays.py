@@ -43,7 +43,7 @@ import math
 
 from gjk_ros.ros.compute.bodies import LINK
 from gjk_ros.ros.inputs.ingestion import Mailbox
-from gjk_ros.ros.inputs.jobs import lifetime_expiry, marker_count, MarkerId
+from gjk_ros.ros.inputs.jobs import lifetime_expiry, marker_count, MarkerId, MarkerRebuildJob
 from gjk_ros.ros.inputs.placement import MarkerPlacement
 from gjk_ros.ros.inputs.sources.base import PieceKey, Source, SourceData, SourcePiece, SourceStatus
 from gjk_ros.ros.inputs.sources.freshness import SourceMonitor
@@ -73,6 +73,8 @@ class _Marker:
     One marker as the source holds it: its body, its geometry or why it has none, where it sits.
 
     ``expires``: ROS time (int ns) after which it is past its lifetime (None: never).
+    ``source`` builds a mesh marker again when the mesh modes change (``jobs.MarkerSource``);
+    ``mesh`` are the ``MeshSettings`` its pieces were built with.
     """
 
     name: str
@@ -82,6 +84,8 @@ class _Marker:
     pieces: tuple = None
     error: str = None
     mesh_use: object = None
+    source: object = None
+    mesh: object = None
 
     @property
     def pending(self):
@@ -132,6 +136,9 @@ class MarkerSource(Source):
         self.incompatible_qos = ''
         self._subscription_qos = MARKER_SUBSCRIPTION_QOS
         self._resolved_topic = self.topic
+        self._mesh = None            # the MeshSettings of the node's parameters
+        self._rebuild = False        # a held mesh marker was built in other settings
+        self._rebuilding = False
         context.clocks.on_jump_back(self._monitor.forget_heard)
 
     # -- input ---------------------------------------------------------------------------------
@@ -164,6 +171,9 @@ class MarkerSource(Source):
         self._limits = (config.max_message_bytes, config.max_markers_per_message)
         if config.fixed_frame != self._fixed_frame:
             self._fixed_frame, self._moved = config.fixed_frame, True
+        mesh = config.ingest_limits().mesh
+        if mesh != self._mesh:
+            self._mesh, self._rebuild = mesh, bool(self._markers)
 
     def on_message(self, data):
         """Raw MarkerArray bytes: checked against the limits, then to the worker."""
@@ -197,7 +207,12 @@ class MarkerSource(Source):
 
     def collect(self, now_ns, frames):
         for result in self._mailbox.take(_RESULTS_PER_CYCLE):
-            self._apply_batch(result)
+            if isinstance(result.job, MarkerRebuildJob):
+                self._take_rebuilt(result)
+            else:
+                self._apply_batch(result)
+        if self._rebuild and not self._rebuilding:
+            self._submit_rebuild()
         self._expire(now_ns)
         self._place_at_stamps(frames)
         if self._changed:
@@ -236,10 +251,51 @@ class MarkerSource(Source):
                 del self._markers[marker_id]
             self._changed = True
         for op in batch.ops:
-            self._apply(op)
+            self._apply(op, batch.mesh)
 
-    def _apply(self, op):
-        """Apply one marker: delete, reject, place, or (re)build its piece."""
+    # -- mesh modes (mesh_mode, mesh_mode_overrides, max_mesh_pieces, decompose_meshes) -------
+
+    def _submit_rebuild(self):
+        """
+        Have the worker build again every held mesh marker built in other mesh settings.
+
+        A parameter change applies to what the node holds, not only to what comes next: a
+        one-shot marker is never sent again. Until rebuilt, its old pieces are measured.
+        """
+        self._rebuild = False
+        markers = tuple((marker_id, marker.name, marker.geometry_key, marker.source)
+                        for marker_id, marker in sorted(self._markers.items())
+                        if marker.source is not None and marker.mesh != self._mesh)
+        if markers:
+            self._rebuilding = True
+            self._context.ingestor.submit(MarkerRebuildJob(self.kind, markers), self._mailbox)
+
+    def _take_rebuilt(self, result):
+        self._rebuilding = False
+        problem = ('input', self.kind, 'mesh_mode')
+        if result.error is not None:
+            self._context.problems.report(
+                problem, '%s markers not built in the new mesh modes (%s); they keep their '
+                'pieces until received again' % (self.kind, result.error.reason))
+            return
+        self._context.problems.resolve(problem)
+        rebuilt = result.value
+        for marker_id, key, pieces, mesh_use, error in rebuilt.markers:
+            marker = self._markers.get(marker_id)
+            if marker is None or marker.geometry_key != key or marker.mesh == rebuilt.mesh:
+                continue  # gone, changed, or built in these settings since
+            if error is not None:
+                marker.pieces, marker.error, marker.mesh_use = None, error, None
+            else:
+                marker.pieces, marker.mesh_use = _named(pieces, mesh_use, marker.name)
+                marker.error = None
+            marker.mesh = rebuilt.mesh
+            self._changed = True
+        if rebuilt.mesh != self._mesh:
+            self._rebuild = True  # the settings changed again meanwhile
+
+    def _apply(self, op, mesh):
+        """Apply one marker: delete, reject, place, or (re)build its piece (in ``mesh``)."""
         marker_id = MarkerId(op.ns, op.id)
         state = self._markers.get(marker_id)
         expires = lifetime_expiry(op.received, op.lifetime_ns)
@@ -263,12 +319,11 @@ class MarkerSource(Source):
         if state is not None and placement.same_place(state.placement):
             placement = state.placement  # keep what was resolved for it
         if op.pieces is not None:
-            pieces = tuple(piece if piece.body == op.name else replace(piece, body=op.name)
-                           for piece in op.pieces)
-            mesh_use = op.mesh_use if op.mesh_use is None or op.mesh_use.body == op.name \
-                else replace(op.mesh_use, body=op.name)
+            pieces, mesh_use = _named(op.pieces, op.mesh_use, op.name)
             self._markers[marker_id] = _Marker(op.name, op.geometry_key, placement, expires,
-                                               pieces, mesh_use=mesh_use)
+                                               pieces, mesh_use=mesh_use, source=op.source,
+                                               mesh=mesh)
+            self._rebuild |= op.source is not None and mesh != self._mesh
             self._changed = True
         elif state is not None and state.pieces is not None and state.name == op.name and \
                 state.geometry_key == op.geometry_key:
@@ -404,6 +459,14 @@ class MarkerSource(Source):
                            lambda key: "%s source '%s' publishes again" % (key.kind,
                                                                            key.namespace))
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
+
+
+def _named(pieces, mesh_use, name):
+    """Return the pieces and MeshUse with the body name the node gives the marker."""
+    pieces = tuple(piece if piece.body == name else replace(piece, body=name)
+                   for piece in pieces)
+    return pieces, (mesh_use if mesh_use is None or mesh_use.body == name
+                    else replace(mesh_use, body=name))
 
 
 def _namespace_time(monitor, kind, namespace):

@@ -40,7 +40,7 @@ import re
 
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.inputs.ingestion import Mailbox
-from gjk_ros.ros.inputs.jobs import SceneMessageJob
+from gjk_ros.ros.inputs.jobs import SceneMessageJob, SceneRebuildJob
 from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.inputs.sources.base import (CollisionRules, PieceKey, Source, SourcePiece,
                                              state_data)
@@ -93,6 +93,9 @@ class PlanningSceneSource(Source):
         self._state = None
         self._written = None
         self._data = state_data((), '', rules=CollisionRules())
+        self._mesh = None            # the MeshSettings of the node's parameters
+        self._rebuild = False        # an object with meshes was built in other settings
+        self._rebuilding = None      # key -> the sources of the objects being rebuilt
 
     @property
     def state(self):
@@ -117,6 +120,9 @@ class PlanningSceneSource(Source):
             self._written = None
             if self._node is not None:
                 self._resubscribe()
+        mesh = config.ingest_limits().mesh
+        if mesh != self._mesh:
+            self._mesh, self._rebuild = mesh, self._state is not None
 
     def _resubscribe(self):
         """Subscribe to the topics of the parameters (none while disabled)."""
@@ -149,7 +155,12 @@ class PlanningSceneSource(Source):
 
     def collect(self, now_ns, frames):
         for result in self._mailbox.take(_RESULTS_PER_CYCLE):
-            self._apply(result)
+            if isinstance(result.job, SceneRebuildJob):
+                self._take_rebuilt(result)
+            else:
+                self._apply(result)
+        if self._rebuild and self._rebuilding is None and self._state is not None:
+            self._submit_rebuild()
         state = self._state
         if state is not None:
             state.resolve(lambda target, source: _latest(frames, target, source),
@@ -187,6 +198,7 @@ class PlanningSceneSource(Source):
             from gjk_ros.models.collision_objects import SceneState
             self._state = SceneState()
         change = result.value
+        self._rebuild |= change.mesh != self._mesh  # built before a mesh mode change
         if change.kind == 'object':
             reported = self._state.apply_object(change.operation, change.entry)
         elif change.kind == 'attached':
@@ -200,6 +212,42 @@ class PlanningSceneSource(Source):
         for key in current:
             problems.report(key, "planning scene '%s': %s" % (key.name, key.reason),
                             level='warning')
+
+    # -- mesh modes (mesh_mode, mesh_mode_overrides, max_mesh_pieces, decompose_meshes) -------
+
+    def _submit_rebuild(self):
+        """
+        Have the worker build the meshes of every held object again in the current settings.
+
+        A parameter change applies to the scene the node holds: a scene is sent once, not
+        streamed. Each object keeps what builds it (``SceneObject.sources``: a message's mesh
+        as it came, a file by its URI); until rebuilt its old pieces are measured.
+        """
+        self._rebuild = False
+        objects, sources = [], {}
+        for table, kind in (('objects', OBSTACLE), ('attached', LINK)):
+            for name, entry in getattr(self._state, table).items():
+                found = entry if table == 'objects' else entry.object
+                if found.has_meshes:
+                    sources[(table, name)] = found.sources
+                    objects.append(((table, name), kind, replace(found, pieces=())))
+        if objects:
+            self._rebuilding = sources
+            self._context.ingestor.submit(SceneRebuildJob(tuple(objects)), self._mailbox)
+
+    def _take_rebuilt(self, result):
+        submitted, self._rebuilding = self._rebuilding or {}, None
+        problem = ('input', 'planning_scene', 'mesh_mode')
+        if result.error is not None:
+            self._context.problems.report(
+                problem, 'planning scene objects not built in the new mesh modes (%s); they '
+                'keep their pieces until received again' % result.error.reason)
+            return
+        self._context.problems.resolve(problem)
+        for (table, name), found in result.value.objects:
+            self._state.take_rebuilt(name, table == 'attached', submitted[(table, name)], found)
+        if result.value.mesh != self._mesh:
+            self._rebuild = True  # the settings changed again meanwhile
 
     def _write(self, scene):
         """Return the slot of ``scene`` (None: disabled): its pieces, placed, and its rules."""
