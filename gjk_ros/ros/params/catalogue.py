@@ -184,8 +184,8 @@ PARAMETERS = (
                   'is, as exact convex pieces: negative inside a closed mesh, unsigned at an '
                   'open one), parts (CoACD parts of the mesh files decompose_meshes names). '
                   "'' (default): obstacles exact, links hull (docs/nonconvex.md says why). "
-                  'Bodies are rebuilt when it changes (markers and planning-scene objects when '
-                  'next received).',
+                  'Every body the node holds is rebuilt in its new mode when it changes, '
+                  'one-shot markers and planning-scene objects included (off the cycle).',
                   reconfigures=('ingestion', 'sources')),
     ParameterSpec('mesh_mode_overrides', 'string_array', [],
                   "mesh_mode per body, as 'name_pattern:mode' entries (fnmatch on link and "
