@@ -21,6 +21,7 @@ would, and checks the ``SourceData`` it answers: pieces, placement, data times, 
 not-ready reasons. Nothing spins.
 """
 
+import inspect
 import math
 import time
 
@@ -38,7 +39,8 @@ pytest.importorskip('visualization_msgs.msg')
 
 from builtin_interfaces.msg import Duration  # noqa: E402, I100
 from gjk_ros.ros.inputs.sources.marker_arrays import MarkerSource  # noqa: E402
-from gjk_ros.ros.inputs.sources.observations import ObservationSource  # noqa: E402
+from gjk_ros.ros.inputs.sources.observations import (  # noqa: E402
+    ObservationSource, SequenceGaps)
 from gjk_ros.ros.inputs.sources.parameter_bodies import ParameterBodySource  # noqa: E402
 from gjk_ros.ros.inputs.sources.robot_model import RobotModelSource  # noqa: E402
 from sensor_msgs.msg import PointCloud2, PointField  # noqa: E402
@@ -480,3 +482,50 @@ def test_every_source_kind_answers_with_arrays_that_follow_its_pieces():
         assert data.times.shape == (count,) and data.stale.shape == (count,)
         assert len({entry.key for entry in data.pieces}) == count
         assert all(entry.key.source == source.name for entry in data.pieces)
+
+
+def test_sequence_gaps_count_what_one_publisher_sent_and_never_arrived():
+    gaps = SequenceGaps()
+    assert [gaps.lost(sequence, 1) for sequence in (1, 2, 5, 6, 10)] == [0, 0, 2, 0, 3]
+    assert gaps.lost(3, 1) == 0, 'a number going back: a restarted publisher, counted anew'
+    assert gaps.lost(5, 1) == 1
+    assert gaps.lost(9, 2) == 0 and gaps.lost(12, 1) == 0, 'two publishers interleave: no count'
+    assert gaps.lost(14, 1) == 1
+    assert gaps.lost(0, 1) == 0 and gaps.lost(20, 1) == 0, 'an RMW that does not number'
+
+
+class _GraphNode:
+    """What an observation source asks of its node: a subscription, and its publisher count."""
+
+    def __init__(self, publishers):
+        self.publishers, self.callbacks = publishers, []
+
+    def create_subscription(self, message, topic, callback, qos, raw=False):
+        self.callbacks.append(callback)
+        return object()
+
+    def count_publishers(self, topic):
+        return self.publishers
+
+    def destroy_subscription(self, subscription):
+        pass
+
+
+def test_an_observation_source_counts_the_clouds_lost_on_the_way():
+    ctx, _ = context()
+    settings = ObservationSettings('cam', topic='/cam')
+    source = ObservationSource(settings, ctx)
+    source.configure(Config(observation_sources=('cam',), observations=(settings,)))
+    node = _GraphNode(publishers=1)
+    source.subscribe(node)
+    (callback,) = node.callbacks
+    # rclpy passes the message info to a callback that takes two arguments, and only then.
+    with pytest.raises(TypeError):
+        inspect.signature(callback).bind(object())
+    inspect.signature(callback).bind(object(), object())
+    message = cloud([[1.0, 0.0, 0.0]], ctx.clocks.now)
+    for sequence in (4, 5, 8, 9):
+        callback(message, {'publication_sequence_number': sequence})
+    assert (source.counts.received, source.counts.lost) == (4, 2)
+    assert source.status(ctx.clocks.now).counts.lost == 2
+    source.close()

@@ -44,7 +44,8 @@ nearest point (in a new cloud, from the point nearest to it in its grid cell).
 
 **Latest wins**: a cloud that arrives while another waits for its transforms or its
 processing replaces the newer waiting one; each source counts the clouds received, used,
-superseded (dropped unprocessed) and refused, in its ``status`` (``/diagnostics``).
+superseded (dropped unprocessed), refused and lost on the way (sequence gaps), in its
+``status`` (``/diagnostics``).
 
 **Freshness** (fail-safe): a source is silent when its last used cloud's stamp is older than
 ``<name>.source_timeout``, or its latest cloud cannot be placed (no TF at its stamp, a link
@@ -77,7 +78,7 @@ from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
 import numpy
 
 __all__ = ['CloudCounts', 'CloudLimits', 'filtered_cloud_message', 'make_observation_sources',
-           'ObservationSource', 'process_cloud', 'subscription_qos']
+           'ObservationSource', 'process_cloud', 'SequenceGaps', 'subscription_qos']
 
 DECODERS = {'pointcloud': decode_pointcloud2, 'scan': decode_laserscan}
 
@@ -109,16 +110,41 @@ def make_observation_sources(config, context):
 @dataclass(frozen=True)
 class CloudCounts:
     """
-    Clouds of one source since it started: received, used, superseded, refused.
+    Clouds of one source since it started: received, used, superseded, refused, lost.
 
     Latest wins: a cloud replaced by a newer one before it was processed is superseded. The
-    rest are on their way (waiting for transforms, or being processed).
+    rest are on their way (waiting for transforms, or being processed). Lost clouds were sent
+    and never received (``SequenceGaps``).
     """
 
     received: int = 0
     used: int = 0
     superseded: int = 0
     refused: int = 0
+    lost: int = 0
+
+
+class SequenceGaps:
+    """
+    Messages a publisher sent that never arrived, from its ``publication_sequence_number``.
+
+    rmw numbers each publisher's messages 1, 2, 3, ... (the subscription's message info); a
+    jump from n to n + k means k - 1 messages were lost on the way (dropped by the transport,
+    or overwritten in the reader's queue) (docs/transport.md). rclpy's message info does not
+    say which publisher sent a message, so gaps are counted only while the topic has one
+    publisher (a camera driver); with several, or when the number goes back (a publisher
+    restarted), counting starts again at the next message. 0 means the RMW does not number.
+    """
+
+    def __init__(self):
+        self._last = None
+
+    def lost(self, sequence, publishers):
+        """Return how many messages were lost just before the one numbered ``sequence``."""
+        last, self._last = self._last, sequence if sequence and publishers == 1 else None
+        if self._last is None or last is None or sequence <= last:
+            return 0
+        return sequence - last - 1
 
 
 class ObservationSource(Source):
@@ -158,6 +184,7 @@ class ObservationSource(Source):
         self._nearest = {}          # LinkPart -> index into cloud.points
         self._answers = {}          # LinkPart -> (shape, pose, NearestPoint) of this cycle
         self.counts = CloudCounts()
+        self._gaps = SequenceGaps()
         self._mismatched = None     # the cloud refused for its link geometry
         self._placed = None         # _Placed: what the point pieces were placed for
         self._poses = {}            # LinkPart -> _Search, its last search
@@ -174,8 +201,16 @@ class ObservationSource(Source):
     def subscribe(self, node):
         from sensor_msgs.msg import LaserScan, PointCloud2
         message = PointCloud2 if self.kind == 'pointcloud' else LaserScan
-        self._subscribe(node, message, self.topic, self.on_message,
+        self._subscribe(node, message, self.topic, self._on_message_with_info,
                         subscription_qos(self.settings.qos), raw=True)
+
+    def _on_message_with_info(self, data, info):
+        """Count the clouds lost before this one, then take it (the subscription's callback)."""
+        lost = self._gaps.lost(info.get('publication_sequence_number', 0),
+                               self._node.count_publishers(self.topic))
+        if lost:
+            self._count(lost=lost)
+        self.on_message(data)
 
     def configure(self, config):
         # type, topic and qos cannot change at run time (node_parameters refuses them).
