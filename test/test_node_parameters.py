@@ -122,12 +122,13 @@ def test_launch_file_declares_its_arguments():
                  if getattr(call.func, 'id', '') == 'DeclareLaunchArgument']
     assert arguments == ['params_file', 'namespace', 'fixed_frame', 'robot_description_topic',
                          'rviz', 'use_sim_time', 'log_level', 'respawn', 'respawn_delay',
-                         'autostart']
+                         'autostart', 'scene_files']
     nodes = [{kw.arg: getattr(kw.value, 'value', getattr(kw.value, 'id', None))
               for kw in call.keywords}
              for call in calls if getattr(call.func, 'id', '') in ('Node', 'LifecycleNode')]
-    assert sorted(node['package'] for node in nodes) == ['gjk_ros', 'rviz2']
-    (keywords,) = [node for node in nodes if node['package'] == 'gjk_ros']
+    assert sorted((node['package'], node['executable']) for node in nodes) == [
+        ('gjk_ros', 'gjk_distance_node'), ('gjk_ros', 'scene_publisher'), ('rviz2', 'rviz2')]
+    (keywords,) = [node for node in nodes if node['executable'] == 'gjk_distance_node']
     assert keywords['executable'] == 'gjk_distance_node'
     assert keywords['name'] == 'gjk_distance'
 

@@ -71,9 +71,7 @@ def load_scene_files(paths, frame_id='', resolver=None) -> SceneFiles:
     the meshes files name. An id given by two files is kept from the first.
     """
     load_models()  # one whole import, whatever thread (model_imports.py)
-    from gjk_ros.models import ModelError
-    from gjk_ros.models.scene_files import read_scene_file
-    from gjk_ros.models.meshes import default_resolver
+    from gjk_ros.models import default_resolver, ModelError, scene_files as world_files
     resolver = resolver or default_resolver()
     paths = list(paths)
     objects, attached, errors, seen = [], [], [], {}
@@ -83,7 +81,7 @@ def load_scene_files(paths, frame_id='', resolver=None) -> SceneFiles:
         paths = paths[:MAX_SCENE_FILES]
     for path in paths:
         try:
-            scene = read_scene_file(path)
+            scene = world_files.read_scene_file(path)
         except ModelError as error:
             errors.append(str(error))
             continue

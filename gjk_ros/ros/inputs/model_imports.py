@@ -32,8 +32,8 @@ __all__ = ['load_models']
 
 # Every submodule the node process uses (the worker process imports on its own single thread).
 _MODULES = ('gjk_ros.models', 'gjk_ros.models.bounded_text', 'gjk_ros.models.collision_objects',
-            'gjk_ros.models.kinematics', 'gjk_ros.models.pieces', 'gjk_ros.models.srdf',
-            'gjk_ros.models.urdf')
+            'gjk_ros.models.kinematics', 'gjk_ros.models.pieces', 'gjk_ros.models.scene_files',
+            'gjk_ros.models.srdf', 'gjk_ros.models.urdf')
 _LOCK = threading.Lock()
 _loaded = []
 
