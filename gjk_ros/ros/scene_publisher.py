@@ -97,10 +97,11 @@ def load_scene_files(paths, frame_id='', resolver=None) -> SceneFiles:
 
 
 def _object(item, path, resolver, frame_id, seen, errors):
-    from gjk_ros.models import ModelError
-    from gjk_ros.models.collision_objects import message_form
+    """Return one object of a file in message form, or None (the error is in ``errors``)."""
+    load_models()  # one whole import, whatever thread (model_imports.py)
+    from gjk_ros.models import collision_objects, ModelError
     try:
-        found = message_form(item, resolver, frame_id)
+        found = collision_objects.message_form(item, resolver, frame_id)
     except ModelError as error:
         errors.append('%s: %s' % (path, error))
         return None
