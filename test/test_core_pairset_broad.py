@@ -94,7 +94,7 @@ def assert_same(with_broad, without):
 
 
 @pytest.mark.parametrize('seed', range(4))
-@pytest.mark.parametrize('max_distance', [0.0, 0.05, 0.3, math.inf])
+@pytest.mark.parametrize('max_distance', [-0.02, 0.0, 0.05, 0.3, math.inf])
 def test_seeded_scenes_give_identical_answers_over_tracked_updates(seed, max_distance):
     scene = Scene(seed)
     with_broad, without = scene.engine(True), scene.engine(False)
@@ -129,7 +129,7 @@ def test_sequences_give_identical_answers():
 @given(seed=strategies.integers(0, 2 ** 32 - 1),
        scale=strategies.sampled_from([1e-4, 1e-2, 1.0, 1e3]),
        spread=strategies.sampled_from([1e-3, 0.3, 3.0, 3e3]),
-       max_distance=strategies.sampled_from([0.0, 1e-3, 0.1, 1.0, 1e3]))
+       max_distance=strategies.sampled_from([-0.05, 0.0, 1e-3, 0.1, 1.0, 1e3]))
 def test_property_identical_answers_at_any_scale(seed, scale, spread, max_distance):
     scene = Scene(seed, bodies=4, scale=scale, spread=spread)
     with_broad, without = scene.engine(True), scene.engine(False)
@@ -233,3 +233,21 @@ def test_a_half_space_piece_is_never_culled_with_its_body():
         assert status[0] == Status.SEPARATED and rows[0, 0] == pytest.approx(4.9)
         assert engine.best[0, 0] == 0
     assert engine.pair_set.status.tolist() == [Status.SEPARATED, Status.BEYOND]
+
+
+def test_long_bodies_side_by_side_are_culled_by_their_boxes():
+    # Two rows of ten spheres along x, 0.5 apart in y: each row's sphere is 10 m wide and the
+    # two overlap, but their boxes are 0.5 - 2 * 0.1 = 0.3 apart.
+    sphere = ConvexPolytope.sphere(0.1)
+    poses = numpy.array([make_pose(numpy.eye(3), (0.2 * (p % 10), 0.5 * (p // 10), 0.0))
+                         for p in range(20)])
+    group = [(a, b) for a in range(10) for b in range(10, 20)]
+    engines = [BodyPairs([sphere] * 20, [group], [0.0], [0.0], broad_phase=broad)
+               for broad in (True, False)]
+    for max_distance in (0.29, 0.31):
+        for engine in engines:
+            engine.update(poses, max_distance=max_distance)
+        assert_same(*engines)
+    stats = engines[0].pair_set.broad_stats
+    assert stats[GROUPS_CULLED] == 1 and stats[PAIRS_SKIPPED] == 100  # at 0.29 only
+    assert engines[0].status[0, 0] == Status.SEPARATED  # at 0.31: 0.3 apart

@@ -52,7 +52,7 @@ import numpy as np
 from ._jit import njit
 from .chain import chain_pose, place_pieces
 from .gjk import gjk, GJK_BEYOND, GJK_SEPARATED, load_simplex
-from .pairset import _beyond, _set_sphere, sets_gap
+from .pairset import _beyond, _set_sphere, SET_BOUNDS, sets_gap
 from .query import _relative_pose, _save_simplex, workspace
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .tolerances import SCALE_FLOOR
@@ -321,8 +321,8 @@ def _broad_arrays(groups, padding):
     if count:
         np.maximum.at(group_padding, owner, padding)
     sets = set_start.shape[0] - 1
-    return (owner, group_sets, set_start, members, np.zeros((sets, 4)), np.zeros(sets, np.bool_),
-            np.zeros(count, np.int8), group_padding, np.zeros(count))
+    return (owner, group_sets, set_start, members, np.zeros((sets, SET_BOUNDS)),
+            np.zeros(sets, np.bool_), np.zeros(count, np.int8), group_padding, np.zeros(count))
 
 
 def check_arrays(engine, dof, order=None):

@@ -21,12 +21,14 @@ per pair and no allocation.
 
 Broad phase. Pairs may come in groups: consecutive runs of pairs between two sets of bodies
 (the pieces of a robot link and of an obstacle). Each update bounds every set by one sphere
-enclosing its members' bounding spheres at their poses; a group whose two spheres are farther
-apart than ``max_distance`` is BEYOND in one step, its pairs marked without being looked at.
-A member's sphere lies inside its set's, so every pair of such a group would have been culled by
-its own spheres: the cull changes no status and no value, only the work (``broad_stats``). The
-set spheres are widened by a relative 1e-12 so that rounding never makes one smaller than a
-member's (the cull only ever skips pairs the pair test culls).
+and one axis-aligned box enclosing its members' bounding spheres at their poses (the box is
+the tighter bound of a long or flat body: a counter, an open door); a group whose two sets
+are farther apart than ``max_distance`` by either bound is BEYOND in one step, its pairs
+marked without being looked at. A member's sphere lies inside its set's bounds, so every pair
+of such a group would have been culled by its own spheres: the cull changes no status and no
+value, only the work (``broad_stats``). The bounds are widened by a relative 1e-12 so that
+rounding never makes one smaller than a member's (the cull only ever skips pairs the pair test
+culls).
 """
 
 import math
@@ -49,6 +51,8 @@ BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
 # their set spheres, pairs skipped with them, pairs whose own spheres were tested.
 BROAD_STATS = 3
 GROUPS_CULLED, PAIRS_SKIPPED, PAIRS_TESTED = range(BROAD_STATS)
+# Columns of a set's bounds: sphere centre (3), radius, box low (3), box high (3).
+SET_BOUNDS = 10
 # Relative widening of a set sphere (module docstring): far above rounding, far below any gap.
 _WIDEN = 1e-12
 
@@ -93,20 +97,26 @@ def _member_centre(scene, poses, piece, c):
 @njit(inline=True)
 def _set_sphere(scene, poses, members, lo, hi, spheres, s):
     """
-    Write ``spheres[s]`` = (centre, radius) enclosing the spheres of ``members[lo:hi]``.
+    Write the bounds of ``members[lo:hi]``'s spheres at their poses to ``spheres[s]``.
 
-    The centre is the middle of the box of the members' centres (two passes, no storage); the
-    radius the largest member reach, widened (module docstring). Anything non-finite makes the
-    radius NaN: a NaN gap is never beyond, so such a set culls nothing.
+    ``spheres[s]`` is (centre (3), radius, box low (3), box high (3)): a sphere and an
+    axis-aligned box each enclosing every member's sphere. The centre is the middle of the box
+    of the members' centres (two passes, no storage); both bounds are widened (module
+    docstring). Anything non-finite makes the radius NaN, which culls nothing.
     """
     lx = ly = lz = math.inf
     hx = hy = hz = -math.inf
+    bl0 = bl1 = bl2 = math.inf
+    bh0 = bh1 = bh2 = -math.inf
     for m in range(lo, hi):
         x = _member_centre(scene, poses, members[m], 0)
         y = _member_centre(scene, poses, members[m], 1)
         z = _member_centre(scene, poses, members[m], 2)
+        r = scene[7][members[m], 6]
         lx, ly, lz = min(lx, x), min(ly, y), min(lz, z)
         hx, hy, hz = max(hx, x), max(hy, y), max(hz, z)
+        bl0, bl1, bl2 = min(bl0, x - r), min(bl1, y - r), min(bl2, z - r)
+        bh0, bh1, bh2 = max(bh0, x + r), max(bh1, y + r), max(bh2, z + r)
     cx, cy, cz = 0.5 * (lx + hx), 0.5 * (ly + hy), 0.5 * (lz + hz)
     radius = 0.0
     for m in range(lo, hi):
@@ -118,24 +128,42 @@ def _set_sphere(scene, poses, members, lo, hi, spheres, s):
             radius = math.nan
             break
         radius = max(radius, reach)
+    widen = _WIDEN * (radius + abs(cx) + abs(cy) + abs(cz))
     spheres[s, 0], spheres[s, 1], spheres[s, 2] = cx, cy, cz
-    spheres[s, 3] = radius + _WIDEN * (radius + abs(cx) + abs(cy) + abs(cz))
+    spheres[s, 3] = radius + widen
+    spheres[s, 4], spheres[s, 5], spheres[s, 6] = bl0 - widen, bl1 - widen, bl2 - widen
+    spheres[s, 7], spheres[s, 8], spheres[s, 9] = bh0 + widen, bh1 + widen, bh2 + widen
 
 
 @njit
 def set_spheres(scene, poses, set_start, members, spheres):
-    """Bounding sphere of every set (``members[set_start[s]:set_start[s + 1]]``) at ``poses``."""
+    """Bounds of every set (``members[set_start[s]:set_start[s + 1]]``) at ``poses``."""
     for s in range(set_start.shape[0] - 1):
         _set_sphere(scene, poses, members, set_start[s], set_start[s + 1], spheres, s)
 
 
 @njit(inline=True)
 def sets_gap(spheres, a, b):
-    """Distance between the spheres of sets ``a`` and ``b`` (a lower bound of every pair's)."""
+    """
+    Return a lower bound of the sphere gap of every (member of set a, member of set b).
+
+    The larger of the sets' sphere gap and, when their boxes are apart, the boxes' distance.
+    Two spheres inside two separated boxes are at least the boxes' distance apart (the sum of
+    the radii is at most their reach along the separating axes); boxes that overlap bound
+    nothing, as a sphere gap can be negative. A NaN set bound gives NaN (never beyond).
+    """
     gap2 = 0.0
     for c in range(3):
         gap2 += (spheres[a, c] - spheres[b, c]) ** 2
-    return math.sqrt(gap2) - spheres[a, 3] - spheres[b, 3]
+    gap = math.sqrt(gap2) - spheres[a, 3] - spheres[b, 3]
+    if not gap == gap:
+        return gap
+    box2 = 0.0
+    for c in range(3):
+        apart = max(spheres[b, 4 + c] - spheres[a, 7 + c], spheres[a, 4 + c] - spheres[b, 7 + c])
+        if apart > 0.0:
+            box2 += apart * apart
+    return max(gap, math.sqrt(box2)) if box2 > 0.0 else gap
 
 
 @njit(inline=True)
@@ -256,7 +284,7 @@ class PairSet:
         self._all_active = np.ones(self.num_pairs, dtype=np.bool_)
         self.broad_stats = np.zeros(BROAD_STATS, np.int64)
         self.groups = bounding_sets(self._pairs, groups)
-        self._broad = self.groups + (np.zeros((self.groups[2].shape[0] - 1, 4)),
+        self._broad = self.groups + (np.zeros((self.groups[2].shape[0] - 1, SET_BOUNDS)),
                                      self.broad_stats)
 
     @property
