@@ -138,6 +138,9 @@ class BodyPairs:
         negative distance as 0 (module docstring). Default none.
     hill_climb, tracking : bool
         Passed to the PairSet.
+    broad_phase : bool
+        Cull a body pair's piece pairs together when the bodies' bounding spheres are beyond
+        ``max_distance`` (the PairSet's groups: same answers, less work). False: pair by pair.
 
     After :meth:`update`, ``rows`` (K, 11) hold each body pair's padded answer (distance,
     witness_a, witness_b, normal, error_bound), ``status`` (K,) its core status, ``best`` (K,)
@@ -147,7 +150,7 @@ class BodyPairs:
     """
 
     def __init__(self, pieces, groups, pad_first, pad_second, *, piece_keys=None,
-                 unsigned=None, hill_climb=True, tracking=True):
+                 unsigned=None, hill_climb=True, tracking=True, broad_phase=True):
         """Lay out the piece pairs group by group and allocate every answer array once."""
         self.pieces = tuple(pieces)
         groups = [list(map(tuple, group)) for group in groups]
@@ -171,7 +174,8 @@ class BodyPairs:
         keys = self.pieces if piece_keys is None else tuple(piece_keys)
         self._keys = [(keys[a], keys[b]) for a, b in piece_pairs]
         self.pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
-                                hill_climb=hill_climb, tracking=tracking)
+                                hill_climb=hill_climb, tracking=tracking,
+                                groups=starts if broad_phase else None)
         self.rows, self.status, self.totals, self.best = self.answer_arrays(1)
         self._buffers = None
 

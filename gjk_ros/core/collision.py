@@ -23,6 +23,12 @@ and the whole check ends at the first pair found within it. One compiled call po
 test pair after pair; the pair that hit last is tested first next time (tracking across calls)
 and every pair starts GJK from its tracked simplex.
 
+Broad phase: the first time a configuration reaches a piece pair of a body pair, the body
+pair's bounding spheres (pairset's set spheres: each body's pieces at their poses) are tested
+against the largest threshold of its piece pairs; beyond it, every piece pair of the body pair
+is apart by its own spheres too, and all are skipped (a far mesh's pieces at once). The verdicts
+are those of the piece-by-piece test; only the work changes.
+
 The separation test is the distance loop of gjk.gjk with its early stops: GJK's current simplex
 point ``v`` of A - B bounds the distance from above (``|v|``), and the support point ``w`` along
 ``-v`` from below (``v.w / |v|``, the separating plane of Cameron 1997 section 3.3's G-test).
@@ -46,17 +52,20 @@ import numpy as np
 from ._jit import njit
 from .chain import chain_pose, place_pieces
 from .gjk import gjk, GJK_BEYOND, GJK_SEPARATED, load_simplex
-from .pairset import _beyond
+from .pairset import _beyond, _set_sphere, SET_BOUNDS, sets_gap
 from .query import _relative_pose, _save_simplex, workspace
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .tolerances import SCALE_FLOOR
 
 __all__ = ['check_arrays', 'CheckArrays', 'configurations_hit', 'segment_hit', 'STATS']
 
-# Work counters of the checks (machine-independent): separation tests run, pairs culled by
-# bounding spheres, GJK iterations, support calls.
-STATS = 4
-_TESTED, _CULLED, _ITERATIONS, _SUPPORTS = range(STATS)
+# Work counters of the checks (machine-independent): separation tests run, piece pairs culled
+# by their bounding spheres, GJK iterations, support calls, body pairs culled by theirs (their
+# piece pairs are then neither tested nor culled one by one).
+STATS = 5
+_TESTED, _CULLED, _ITERATIONS, _SUPPORTS, _BODIES_CULLED = range(STATS)
+# Broad-phase verdicts of a body pair within one configuration.
+_UNKNOWN, _APART, _NEAR = 0, 1, 2
 # Deepest interval split of a segment check (a 2^-60 sub-interval is below any tolerance).
 _MAX_DEPTH = 60
 
@@ -123,16 +132,48 @@ def _pose_pieces(q, chain, placement, work):
                  piece_poses)
 
 
+@njit(inline=True)
+def _body_verdict(scene, poses, broad, g, margin, half_width, stats):
+    """_APART when body pair ``g``'s spheres are beyond all its piece pairs' margins, or _NEAR."""
+    _, group_sets, set_start, members, spheres, set_done, _, group_padding, group_rate = broad
+    threshold = margin + group_padding[g]  # the largest of its pairs' (rounding is monotone)
+    if half_width > 0.0:
+        threshold += half_width * group_rate[g]
+    for side in range(2):
+        s = group_sets[g, side]
+        if not set_done[s]:
+            _set_sphere(scene, poses, members, set_start[s], set_start[s + 1], spheres, s)
+            set_done[s] = True
+    if sets_gap(spheres, group_sets[g, 0], group_sets[g, 1]) > threshold:
+        stats[_BODIES_CULLED] += 1
+        return _APART
+    return _NEAR
+
+
 @njit
 def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, cache, ws,
-               hill_climb, stats):
+               hill_climb, broad, stats):
     """
     Index of the first piece pair within its margin, or -1; it moves to the front of ``order``.
 
-    Pair ``k``'s margin is ``margin + padding[k] + half_width * rates[k]``.
+    Pair ``k``'s margin is ``margin + padding[k] + half_width * rates[k]``; ``broad`` (see
+    :class:`CheckArrays`) skips the piece pairs of body pairs that are apart as a whole.
     """
+    owner, set_done, verdict = broad[0], broad[5], broad[6]
+    grouped = owner.shape[0] > 0
+    if grouped:
+        for g in range(verdict.shape[0]):
+            verdict[g] = _UNKNOWN
+        for s in range(set_done.shape[0]):
+            set_done[s] = False
     for r in range(order.shape[0]):
         k = order[r]
+        if grouped:
+            g = owner[k]
+            if verdict[g] == _UNKNOWN:
+                verdict[g] = _body_verdict(scene, poses, broad, g, margin, half_width, stats)
+            if verdict[g] == _APART:
+                continue
         threshold = margin + padding[k]
         if half_width > 0.0:  # rates may be inf (an unbounded motion): never 0 * inf
             threshold += half_width * rates[k]
@@ -147,7 +188,7 @@ def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, c
 
 @njit
 def configurations_hit(qs, chain, placement, work, scene, pairs, padding, order, rates, cache, ws,
-                       hill_climb, margin, hits, stats):
+                       hill_climb, broad, margin, hits, stats):
     """
     For each configuration of ``qs`` (N, dof), the first piece pair within ``margin`` (or -1).
 
@@ -155,19 +196,27 @@ def configurations_hit(qs, chain, placement, work, scene, pairs, padding, order,
     index or -1, piece obstacle index, piece origins, base pose, obstacle poses); ``work`` =
     (link poses, piece poses, chain scratch); ``pairs`` (m, 2) piece indices, ``padding`` (m,)
     their pair padding, ``order`` the pairs to test, ``rates`` (m,) unused here (zero
-    half-width); the tracked ``cache`` is a PairSet's; ``ws`` query.workspace(). Writes
+    half-width); the tracked ``cache`` is a PairSet's; ``ws`` query.workspace(); ``broad`` the
+    body pairs (:class:`CheckArrays`). Writes
     ``hits`` (N,) and adds to ``stats`` (STATS,).
     """
     piece_poses = work[1]
     for n in range(qs.shape[0]):
         _pose_pieces(qs[n], chain, placement, work)
         hits[n] = _first_hit(scene, pairs, piece_poses, margin, padding, order, 0.0, rates,
-                             cache, ws, hill_climb, stats)
+                             cache, ws, hill_climb, broad, stats)
 
 
 @njit
-def _segment_rates(q0, q1, bounds, rates):
-    """Set ``rates[k] = sum_v bounds[k, v] |q1_v - q0_v|`` (moving variables only: inf bounds)."""
+def _segment_rates(q0, q1, bounds, rates, broad):
+    """
+    Set ``rates[k] = sum_v bounds[k, v] |q1_v - q0_v|`` (moving variables only: inf bounds).
+
+    Each body pair's rate (``broad``) is the largest of its piece pairs'.
+    """
+    owner, group_rate = broad[0], broad[8]
+    for g in range(group_rate.shape[0]):
+        group_rate[g] = 0.0
     for k in range(bounds.shape[0]):
         total = 0.0
         for v in range(bounds.shape[1]):
@@ -175,11 +224,13 @@ def _segment_rates(q0, q1, bounds, rates):
             if step > 0.0:
                 total += bounds[k, v] * step
         rates[k] = total
+        if owner.shape[0] > 0 and not total <= group_rate[owner[k]]:
+            group_rate[owner[k]] = total
 
 
 @njit
 def segment_hit(q0, q1, chain, placement, work, scene, pairs, padding, order, rates, cache, ws,
-                hill_climb, bounds, q, stack, result, margin, tolerance, stats):
+                hill_climb, broad, bounds, q, stack, result, margin, tolerance, stats):
     """
     Certify the segment ``q0 -> q1`` free of pairs within ``margin``, or find a contact.
 
@@ -190,7 +241,7 @@ def segment_hit(q0, q1, chain, placement, work, scene, pairs, padding, order, ra
     A sub-interval whose failing pair would need a half-width below ``tolerance`` metres of
     motion is reported as a contact: the answer is conservative, never optimistic.
     """
-    _segment_rates(q0, q1, bounds, rates)
+    _segment_rates(q0, q1, bounds, rates, broad)
     piece_poses = work[1]
     stack[0, 0], stack[1, 0], size = 0.0, 1.0, 1
     covered = 0.0
@@ -202,12 +253,12 @@ def segment_hit(q0, q1, chain, placement, work, scene, pairs, padding, order, ra
             q[v] = q0[v] + t * (q1[v] - q0[v])
         _pose_pieces(q, chain, placement, work)
         k = _first_hit(scene, pairs, piece_poses, margin, padding, order, half, rates, cache,
-                       ws, hill_climb, stats)
+                       ws, hill_climb, broad, stats)
         if k < 0:
             covered = high
             continue
         exact = _first_hit(scene, pairs, piece_poses, margin, padding, order, 0.0, rates, cache,
-                           ws, hill_climb, stats)
+                           ws, hill_climb, broad, stats)
         if exact >= 0 or half * rates[k] <= tolerance or size + 2 > stack.shape[1]:
             result[0], result[1], result[2] = 0.0, t, covered
             return
@@ -223,6 +274,9 @@ class CheckArrays:
 
     ``order`` holds the piece pairs to test (a selection, in test order, reordered by the
     checks); the tracked cache is the engine's PairSet's, shared with its distance queries.
+    ``broad`` is ``(owner, group_sets, set_start, members, spheres, set_done, verdict,
+    group_padding, group_rate)``: the body pair of each piece pair and the PairSet's groups
+    (empty when it has none: no broad phase), with the work arrays of the checks' cull.
     """
 
     def __init__(self, engine, dof, order=None):
@@ -237,12 +291,13 @@ class CheckArrays:
         self.stack = np.zeros((2, _MAX_DEPTH + 2))
         self.result = np.zeros(3)
         self.hits = np.empty(0, np.int64)
-        self._pairs = (pair_set._scene, pair_set._pairs, np.ascontiguousarray(engine.pair_padding),
-                       self.order, self.rates, pair_set._cache[:4], workspace(),
-                       pair_set.hill_climb)
+        padding = np.ascontiguousarray(engine.pair_padding, dtype=np.float64)
+        self._pairs = (pair_set._scene, pair_set._pairs, padding, self.order, self.rates,
+                       pair_set._cache[:4], workspace(), pair_set.hill_climb,
+                       _broad_arrays(pair_set.groups, padding))
 
     def pair_arguments(self):
-        """Return ``(scene, pairs, padding, order, rates, cache, ws, hill_climb)``."""
+        """Return ``(scene, pairs, padding, order, rates, cache, ws, hill_climb, broad)``."""
         return self._pairs
 
     def segment_arguments(self, bounds):
@@ -254,6 +309,20 @@ class CheckArrays:
         if self.hits.shape[0] < count:
             self.hits = np.empty(max(count, 64), np.int64)
         return self.hits[:count]
+
+
+def _broad_arrays(groups, padding):
+    """Return the ``broad`` tuple of :class:`CheckArrays` from a PairSet's ``groups``."""
+    group_start, group_sets, set_start, members = groups
+    count = max(group_start.shape[0] - 1, 0)
+    sizes = np.diff(group_start) if count else np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(count, dtype=np.int64), sizes)
+    group_padding = np.full(count, -np.inf)
+    if count:
+        np.maximum.at(group_padding, owner, padding)
+    sets = set_start.shape[0] - 1
+    return (owner, group_sets, set_start, members, np.zeros((sets, SET_BOUNDS)),
+            np.zeros(sets, np.bool_), np.zeros(count, np.int8), group_padding, np.zeros(count))
 
 
 def check_arrays(engine, dof, order=None):

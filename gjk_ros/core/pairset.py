@@ -18,6 +18,17 @@ Many tracked pairs updated in one compiled call: what the node runs every cycle.
 Bodies live in one scene (flat arrays), pairs in an (m, 2) index array and every pair's tracked
 cache in flat (m, ...) arrays, so ``update`` is a single loop in compiled code with no Python
 per pair and no allocation.
+
+Broad phase. Pairs may come in groups: consecutive runs of pairs between two sets of bodies
+(the pieces of a robot link and of an obstacle). Each update bounds every set by one sphere
+and one axis-aligned box enclosing its members' bounding spheres at their poses (the box is
+the tighter bound of a long or flat body: a counter, an open door); a group whose two sets
+are farther apart than ``max_distance`` by either bound is BEYOND in one step, its pairs
+marked without being looked at. A member's sphere lies inside its set's bounds, so every pair
+of such a group would have been culled by its own spheres: the cull changes no status and no
+value, only the work (``broad_stats``). The bounds are widened by a relative 1e-12 so that
+rounding never makes one smaller than a member's (the cull only ever skips pairs the pair test
+culls).
 """
 
 import math
@@ -33,9 +44,17 @@ from .query import (output_arrays, query_pair, V_BOUND, V_DISTANCE, V_NORMAL, V_
 from .scene import B_BOUND, B_CX, B_CY, B_CZ, build_scene, scene_body, scene_geometry
 from .status import DistanceResult, Status
 
-__all__ = ['PairSet']
+__all__ = ['bounding_sets', 'PairSet', 'set_spheres', 'sphere_gap']
 
 BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
+# Work counters of the broad phase (machine-independent, summed over updates): groups culled by
+# their set spheres, pairs skipped with them, pairs whose own spheres were tested.
+BROAD_STATS = 3
+GROUPS_CULLED, PAIRS_SKIPPED, PAIRS_TESTED = range(BROAD_STATS)
+# Columns of a set's bounds: sphere centre (3), radius, box low (3), box high (3).
+SET_BOUNDS = 10
+# Relative widening of a set sphere (module docstring): far above rounding, far below any gap.
+_WIDEN = 1e-12
 
 
 @njit(inline=True)
@@ -67,9 +86,89 @@ def _beyond(body_a, body_b, pose_a, pose_b, max_distance):
     return sphere_gap(body_a, body_b, pose_a, pose_b) > max_distance
 
 
+@njit(inline=True)
+def _member_centre(scene, poses, piece, c):
+    """Coordinate ``c`` of a piece's bounding-sphere centre at its pose."""
+    params, pose = scene[7], poses[piece]
+    return (pose[c, 0] * params[piece, 3] + pose[c, 1] * params[piece, 4]
+            + pose[c, 2] * params[piece, 5] + pose[c, 3])
+
+
+@njit(inline=True)
+def _set_sphere(scene, poses, members, lo, hi, spheres, s):
+    """
+    Write the bounds of ``members[lo:hi]``'s spheres at their poses to ``spheres[s]``.
+
+    ``spheres[s]`` is (centre (3), radius, box low (3), box high (3)): a sphere and an
+    axis-aligned box each enclosing every member's sphere. The centre is the middle of the box
+    of the members' centres (two passes, no storage); both bounds are widened (module
+    docstring). Anything non-finite makes the radius NaN, which culls nothing.
+    """
+    lx = ly = lz = math.inf
+    hx = hy = hz = -math.inf
+    bl0 = bl1 = bl2 = math.inf
+    bh0 = bh1 = bh2 = -math.inf
+    for m in range(lo, hi):
+        x = _member_centre(scene, poses, members[m], 0)
+        y = _member_centre(scene, poses, members[m], 1)
+        z = _member_centre(scene, poses, members[m], 2)
+        r = scene[7][members[m], 6]
+        lx, ly, lz = min(lx, x), min(ly, y), min(lz, z)
+        hx, hy, hz = max(hx, x), max(hy, y), max(hz, z)
+        bl0, bl1, bl2 = min(bl0, x - r), min(bl1, y - r), min(bl2, z - r)
+        bh0, bh1, bh2 = max(bh0, x + r), max(bh1, y + r), max(bh2, z + r)
+    cx, cy, cz = 0.5 * (lx + hx), 0.5 * (ly + hy), 0.5 * (lz + hz)
+    radius = 0.0
+    for m in range(lo, hi):
+        reach = math.sqrt((_member_centre(scene, poses, members[m], 0) - cx) ** 2
+                          + (_member_centre(scene, poses, members[m], 1) - cy) ** 2
+                          + (_member_centre(scene, poses, members[m], 2) - cz) ** 2) \
+            + scene[7][members[m], 6]
+        if not reach <= math.inf:  # NaN: max() would drop it
+            radius = math.nan
+            break
+        radius = max(radius, reach)
+    widen = _WIDEN * (radius + abs(cx) + abs(cy) + abs(cz))
+    spheres[s, 0], spheres[s, 1], spheres[s, 2] = cx, cy, cz
+    spheres[s, 3] = radius + widen
+    spheres[s, 4], spheres[s, 5], spheres[s, 6] = bl0 - widen, bl1 - widen, bl2 - widen
+    spheres[s, 7], spheres[s, 8], spheres[s, 9] = bh0 + widen, bh1 + widen, bh2 + widen
+
+
 @njit
-def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
-                  tracking):
+def set_spheres(scene, poses, set_start, members, spheres):
+    """Bounds of every set (``members[set_start[s]:set_start[s + 1]]``) at ``poses``."""
+    for s in range(set_start.shape[0] - 1):
+        _set_sphere(scene, poses, members, set_start[s], set_start[s + 1], spheres, s)
+
+
+@njit(inline=True)
+def sets_gap(spheres, a, b):
+    """
+    Return a lower bound of the sphere gap of every (member of set a, member of set b).
+
+    The larger of the sets' sphere gap and, when their boxes are apart, the boxes' distance.
+    Two spheres inside two separated boxes are at least the boxes' distance apart (the sum of
+    the radii is at most their reach along the separating axes); boxes that overlap bound
+    nothing, as a sphere gap can be negative. A NaN set bound gives NaN (never beyond).
+    """
+    gap2 = 0.0
+    for c in range(3):
+        gap2 += (spheres[a, c] - spheres[b, c]) ** 2
+    gap = math.sqrt(gap2) - spheres[a, 3] - spheres[b, 3]
+    if not gap == gap:
+        return gap
+    box2 = 0.0
+    for c in range(3):
+        apart = max(spheres[b, 4 + c] - spheres[a, 7 + c], spheres[a, 4 + c] - spheres[b, 7 + c])
+        if apart > 0.0:
+            box2 += apart * apart
+    return max(gap, math.sqrt(box2)) if box2 > 0.0 else gap
+
+
+@njit(inline=True)
+def _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                  tracking, lo, hi, stats):
     # Unpack every tuple once: inside the loop each array is then used without reference-count
     # traffic (see query.py's performance note).
     geometry = scene_geometry(scene)
@@ -77,15 +176,17 @@ def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
     epa_store = cache[4:]
     simplex, simplex_index, weights, counters, rel, seeds = ws
     values, status, counts = out
-    for k in range(pairs.shape[0]):
+    for k in range(lo, hi):
         if not active[k]:
             _mark(values, status, counts, k, INACTIVE)
             continue
         i, j = pairs[k, 0], pairs[k, 1]
         body_a, body_b = scene_body(scene, i), scene_body(scene, j)
-        if max_distance < math.inf and _beyond(body_a, body_b, poses[i], poses[j], max_distance):
-            _mark(values, status, counts, k, BEYOND)
-            continue
+        if max_distance < math.inf:
+            stats[PAIRS_TESTED] += 1
+            if _beyond(body_a, body_b, poses[i], poses[j], max_distance):
+                _mark(values, status, counts, k, BEYOND)
+                continue
         query_pair(geometry, body_a, geometry, body_b, poses[i], poses[j], k, cache_count,
                    cache_index, cache_local, cache_seeds, epa_store, simplex, simplex_index,
                    weights, counters, rel, seeds, ep, values, status, counts, hill_climb,
@@ -93,13 +194,37 @@ def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
 
 
 @njit
+def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                  tracking, broad):
+    group_start, group_sets, set_start, members, spheres, stats = broad
+    groups = group_start.shape[0] - 1
+    if groups < 1 or not max_distance < math.inf:
+        _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
+                      hill_climb, tracking, 0, pairs.shape[0], stats)
+        return
+    set_spheres(scene, poses, set_start, members, spheres)
+    values, status, counts = out
+    for g in range(groups):
+        lo, hi = group_start[g], group_start[g + 1]
+        if sets_gap(spheres, group_sets[g, 0], group_sets[g, 1]) > max_distance:
+            # Every pair of the group is beyond by its own spheres too (module docstring).
+            for k in range(lo, hi):
+                _mark(values, status, counts, k, BEYOND if active[k] else INACTIVE)
+            stats[GROUPS_CULLED] += 1
+            stats[PAIRS_SKIPPED] += hi - lo
+            continue
+        _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
+                      hill_climb, tracking, lo, hi, stats)
+
+
+@njit
 def _update_sequence(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
-                     tracking, values, status, counts):
+                     tracking, broad, values, status, counts):
     # One configuration after the other, each tracked from the one before (Cameron section 4);
     # every step's rows are copied out before the next step overwrites them.
     for n in range(poses.shape[0]):
         _update_pairs(scene, pairs, poses[n], active, max_distance, cache, ws, ep, out,
-                      hill_climb, tracking)
+                      hill_climb, tracking, broad)
         _copy_rows(out, values, status, counts, n)
 
 
@@ -129,15 +254,20 @@ class PairSet:
         Walk the vertex graph for support vertices (Cameron section 3.2).
     tracking : bool
         Carry each pair's simplex (and penetration polytope) across updates.
+    groups : sequence of int, optional
+        ``G + 1`` increasing pair indices from 0 to m: group ``g`` is the pairs
+        ``[groups[g], groups[g + 1])``, culled together when the bodies they pair cannot be
+        within ``max_distance`` (module docstring). Default no groups: every pair on its own.
 
     After ``update`` the arrays ``distance`` (m,), ``witness_a`` / ``witness_b`` / ``normal``
     (m, 3), ``status`` (m,), ``error_bound`` (m,), ``iterations``, ``support_calls``,
     ``hill_climb_steps`` and ``epa_iterations`` (m,) hold the answers (world frame, same
-    conventions as ``DistanceResult``). They are overwritten by the next update.
+    conventions as ``DistanceResult``). They are overwritten by the next update. ``broad_stats``
+    (BROAD_STATS,) counts the broad phase's work over every update so far.
 
     """
 
-    def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True):
+    def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True, groups=None):
         """Lay out the bodies and allocate every pair's cache once."""
         self._bodies = list(bodies)
         self._scene = build_scene(self._bodies)
@@ -152,6 +282,10 @@ class PairSet:
         self._ws = workspace()
         self._ep = epa_workspace()
         self._all_active = np.ones(self.num_pairs, dtype=np.bool_)
+        self.broad_stats = np.zeros(BROAD_STATS, np.int64)
+        self.groups = bounding_sets(self._pairs, groups)
+        self._broad = self.groups + (np.zeros((self.groups[2].shape[0] - 1, SET_BOUNDS)),
+                                     self.broad_stats)
 
     @property
     def num_pairs(self):
@@ -186,7 +320,8 @@ class PairSet:
         poses = check_poses(poses, 'poses', (self.num_bodies, 4, 4))
         active, max_distance = self._options(active, max_distance)
         _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
-                      self._ws, self._ep, self._out, self.hill_climb, self.tracking)
+                      self._ws, self._ep, self._out, self.hill_climb, self.tracking,
+                      self._broad)
 
     def update_sequence(self, poses, active=None, max_distance=math.inf, out=None):
         """
@@ -219,8 +354,8 @@ class PairSet:
         active, max_distance = self._options(active, max_distance)
         values, status, counts = self._sequence_arrays(poses.shape[0], out)
         _update_sequence(self._scene, self._pairs, poses, active, max_distance, self._cache,
-                         self._ws, self._ep, self._out, self.hill_climb, self.tracking, values,
-                         status, counts)
+                         self._ws, self._ep, self._out, self.hill_climb, self.tracking,
+                         self._broad, values, status, counts)
         return values, status, counts
 
     def _sequence_arrays(self, count, out):
@@ -290,3 +425,36 @@ class PairSet:
             clear_row(self._cache, int(k))
             return
         copy_row(cache._arrays, 0, self._cache, int(k))
+
+
+def bounding_sets(pairs, groups):
+    """
+    Return ``(group_start, group_sets, set_start, members)``: the broad phase's layout.
+
+    Group ``g`` pairs set ``group_sets[g, 0]`` (every first body of its pairs) with set
+    ``group_sets[g, 1]`` (every second body); set ``s`` is ``members[set_start[s]:set_start[s +
+    1]]``. Equal sets are stored once (a link's pieces serve all its groups). Without groups,
+    every array is empty.
+    """
+    if groups is None:
+        return (np.zeros(0, np.int64), np.zeros((0, 2), np.int64), np.zeros(1, np.int64),
+                np.zeros(0, np.int64))
+    start = np.ascontiguousarray(groups, dtype=np.int64).reshape(-1)
+    if start.size < 1 or start[0] != 0 or start[-1] != len(pairs) or (np.diff(start) < 0).any():
+        raise ValueError(f'groups: expected increasing pair indices from 0 to {len(pairs)}')
+    index, sets = {}, []
+
+    def set_of(bodies):
+        key = tuple(sorted(set(bodies)))
+        if key not in index:
+            index[key] = len(sets)
+            sets.append(key)
+        return index[key]
+
+    firsts, seconds = pairs[:, 0].tolist(), pairs[:, 1].tolist()
+    bounds = start.tolist()
+    group_sets = np.array([(set_of(firsts[lo:hi]), set_of(seconds[lo:hi]))
+                           for lo, hi in zip(bounds[:-1], bounds[1:])], np.int64).reshape(-1, 2)
+    set_start = np.concatenate([[0], np.cumsum([len(key) for key in sets])]).astype(np.int64)
+    members = np.array([body for key in sets for body in key], np.int64)
+    return start, group_sets, set_start, members

@@ -117,6 +117,9 @@ class RobotDistances:
         computed (Status.BEYOND, NaN).
     hill_climb, tracking : bool
         Passed to the PairSet (for comparisons).
+    broad_phase : bool
+        Cull a body pair's piece pairs at once when the bodies' bounding spheres are far enough
+        apart (``core.pairset``); the answers are the same either way (for comparisons).
 
     Attributes
     ----------
@@ -141,7 +144,7 @@ class RobotDistances:
                  decompose=None, decomposition_cache=None, base_pose=None,
                  max_distance: float = math.inf, hill_climb: bool = True,
                  tracking: bool = True, mesh_mode=None, mesh_mode_overrides=(),
-                 max_mesh_pieces: int = DEFAULT_MAX_PIECES):
+                 max_mesh_pieces: int = DEFAULT_MAX_PIECES, broad_phase: bool = True):
         """Parse the robot, build every piece and every piece pair once."""
         self._lock = threading.RLock()
         self._resolver = resolver or ResourceResolver(package_paths)
@@ -174,7 +177,8 @@ class RobotDistances:
         obstacle_pieces = {o.name: self._obstacle_pieces(o) for o in obstacles}
         if len(obstacle_pieces) != len(obstacles):
             raise ModelError('obstacles', 'obstacle names must be unique')
-        self._layout(link_pieces, obstacle_pieces, self_collision, hill_climb, tracking)
+        self._layout(link_pieces, obstacle_pieces, self_collision, hill_climb, tracking,
+                     bool(broad_phase))
         self._scratch_arrays = {}
         self._groups_made = {}
         from gjk_ros.planning.group import PlanningGroup
@@ -487,7 +491,8 @@ class RobotDistances:
         self.mesh_uses.append(MeshUse(name, label, 'hull', 1, None, info.hull_deviation))
         return [CollisionPiece(name, name, np.eye(4), info.hull, f'{label} (hull)')]
 
-    def _layout(self, link_pieces, obstacle_pieces, self_collision, hill_climb, tracking):
+    def _layout(self, link_pieces, obstacle_pieces, self_collision, hill_climb, tracking,
+                broad_phase):
         link_bodies = [(link, piece) for link in link_pieces for piece in link_pieces[link]]
         obstacle_bodies = [(o, piece) for o in obstacle_pieces for piece in obstacle_pieces[o]]
         pieces = [piece for _, piece in link_bodies + obstacle_bodies]
@@ -504,14 +509,16 @@ class RobotDistances:
         if self_collision:
             body_pairs += [(a, b, True) for a, b in self._self_pairs()]
         self._build_pairs([piece.shape for piece in pieces], owners, body_pairs, hill_climb,
-                          tracking, [isinstance(piece, SurfacePiece) for piece in pieces])
+                          tracking, [isinstance(piece, SurfacePiece) for piece in pieces],
+                          broad_phase)
         self._kernel_arrays(pieces)
 
     def _self_pairs(self):
         return self_collision_pairs(self.links, self.kinematics.adjacent_pairs(),
                                     self.srdf.is_disabled if self.srdf else None)
 
-    def _build_pairs(self, shapes, owners, body_pairs, hill_climb, tracking, unsigned):
+    def _build_pairs(self, shapes, owners, body_pairs, hill_climb, tracking, unsigned,
+                     broad_phase):
         index = {}
         for body, owner in enumerate(owners):
             index.setdefault(owner, []).append(body)
@@ -526,7 +533,8 @@ class RobotDistances:
                  else self._obstacle_padding[self.obstacles.index(b)]
                  for _, b, is_self in body_pairs]
         self._engine = BodyPairs(shapes, groups, own, other, unsigned=unsigned,
-                                 hill_climb=hill_climb, tracking=tracking)
+                                 hill_climb=hill_climb, tracking=tracking,
+                                 broad_phase=broad_phase)
         self._pair_links = np.array(
             [(self.kinematics.link_index(a), self.kinematics.link_index(b) if s else -1)
              for a, b, s in body_pairs], np.int64).reshape(-1, 2)
