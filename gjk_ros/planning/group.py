@@ -123,7 +123,12 @@ class PlanningGroup:
 
     @property
     def stats(self) -> np.ndarray:
-        """Return the work of the checks so far: tests, culled pairs, iterations, supports."""
+        """
+        Return the work of the checks so far.
+
+        Piece pairs tested, piece pairs culled, GJK iterations, support calls, and body pairs
+        culled whole by the broad phase (machine-independent counts).
+        """
         return self._checks.stats.copy()
 
     def full(self, qs) -> np.ndarray:
