@@ -50,8 +50,11 @@ def test_the_frame_gap_is_tight_for_a_turned_box_above_a_flat_piece():
     pose[:3, :3] = [[0.6, -0.8, 0.0], [0.8, 0.6, 0.0], [0.0, 0.0, 1.0]]
     low, high = numpy.array([[0.3, 0.3, 0.0]]), numpy.array([[0.31, 0.31, 0.0]])
     gap = _frame_gap(low, high, 0, frame, pose[:3])
-    # Along the box's own x axis the piece lies 0.3 * 0.6 + 0.3 * 0.8 = 0.42 from the centre.
-    assert gap == pytest.approx(0.42 - 0.1 - 0.01 * (0.6 + 0.8))
+    # Along the box's own x axis (0.6, 0.8, 0) the piece's centre lies 0.305 * 1.4 away, and
+    # the piece reaches 0.005 * 1.4 of it; the box's half length is 0.1.
+    assert gap == pytest.approx(0.305 * 1.4 - 0.1 - 0.005 * 1.4, abs=1e-15)
+    # The box's mesh-frame bounding box (half extents 0.092 and 0.104) is nearer.
+    assert gap > numpy.hypot(0.3 - 0.092, 0.3 - 0.104) + 0.03
 
 
 @pytest.mark.parametrize('margin, capacity', [(None, 64), (0.0, 1), (0.002, 4)])
