@@ -158,13 +158,20 @@ def brute_force(link, pose, mesh, distance):
                for p in near)
 
 
+def coal_mesh(coal, triangles):
+    """Return coal's BVH (OBBRSS) model of an (m, 3, 3) triangle soup."""
+    vertices = numpy.ascontiguousarray(triangles, dtype=float).reshape(-1, 3)
+    model = coal.BVHModelOBBRSS()
+    model.beginModel(len(vertices) // 3, len(vertices))
+    model.addVertices(vertices)
+    model.addTriangles(numpy.arange(len(vertices), dtype=numpy.int64).reshape(-1, 3))
+    model.endModel()
+    return model
+
+
 def coal_step(coal, sheet, half, poses, answers):
     """Measure coal's BVH distance on the same path: its time and largest disagreement."""
-    model = coal.BVHModelOBBRSS()
-    model.beginModel(len(sheet), 3 * len(sheet))
-    vertices = sheet.reshape(-1, 3)
-    model.addSubModel(vertices, numpy.arange(len(vertices)).reshape(-1, 3))
-    model.endModel()
+    model = coal_mesh(coal, sheet)
     box = coal.Box(*(2 * half))
     request, result = coal.DistanceRequest(), coal.DistanceResult()
     mesh_transform = coal.Transform3s()
@@ -241,7 +248,8 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
              if owner in robot.links]
     shapes = []
     for _, piece in links:
-        vertices = numpy.asarray(piece.shape.vertices)
+        vertices = coal.StdVec_Vec3s()
+        vertices.extend(list(numpy.asarray(piece.shape.vertices, dtype=float)))
         shapes.append(coal.Convex.convexHull(vertices, False, None))
     models = []
     for obstacle in kitchen:
@@ -251,12 +259,7 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
                 if piece.mesh else None
             if triangles is None:
                 continue
-            model = coal.BVHModelOBBRSS()
-            vertices = triangles.reshape(-1, 3)
-            model.beginModel(len(triangles), len(vertices))
-            model.addSubModel(vertices, numpy.arange(len(vertices)).reshape(-1, 3))
-            model.endModel()
-            models.append((model, obstacle.pose @ piece.origin))
+            models.append((coal_mesh(coal, triangles), obstacle.pose @ piece.origin))
     request, result = coal.CollisionRequest(), coal.CollisionResult()
     poses = robot.body_poses(qs)
     started = time.perf_counter()

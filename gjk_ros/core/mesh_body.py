@@ -76,6 +76,10 @@ _LIST_SHRINKS_AT = 8192
 # A listed piece's kept plane is looked at (one support call) when its cheaper bounds would
 # bring it back within this many calls of the current motion (each return costs a heap step).
 _LOOKAHEAD = 8
+# Bound on ||R1 - R0||_2 - ||R1 - R0||_F / sqrt(2) for relative poses composed of two poses
+# whose rotations are orthonormal within ROTATION_TOLERANCE (each within a few tolerances of a
+# rotation in every norm): generous, and still a micrometre per call for a 0.1 m link.
+_SPIN_SLACK = 30.0 * ROTATION_TOLERANCE
 # Deepest hierarchy walked (a complete tree over 2^40 leaves): the traversal stack's size.
 _STACK = 128
 # Work counters of MeshDistance (machine-independent): piece queries, rebuilds, hierarchy
@@ -266,7 +270,11 @@ def _motion(ref, rel, body_a):
         moved += (rel[r, 0] - ref[r, 0]) * body_a[B_CX] + (rel[r, 1] - ref[r, 1]) * body_a[B_CY] \
             + (rel[r, 2] - ref[r, 2]) * body_a[B_CZ]
         shift2 += moved * moved
-    return math.sqrt(shift2) + math.sqrt(spin2) * body_a[B_BOUND]
+    # A turn moves a point by at most ||R1 - R0||_2 times its distance from the centre; for two
+    # rotations that is ||R1 - R0||_F / sqrt(2) (both non-zero singular values of a rotation's
+    # change are 2 sin(angle / 2)), and ``_SPIN_SLACK`` covers rotations that are orthonormal
+    # only within ROTATION_TOLERANCE.
+    return math.sqrt(shift2) + (math.sqrt(0.5 * spin2) + _SPIN_SLACK) * body_a[B_BOUND]
 
 
 @njit(inline=True)
@@ -921,21 +929,22 @@ class MeshDistance:
         """Return the signed distance at these poses (see :meth:`result` for the rest)."""
         kernel = _kernel or _step_kernel()
         mesh, mode = self.mesh._packed, int(self.hill_climb)
-        while True:
-            try:
-                value = kernel(self._link, mesh, self._state, self._scratch, pose_body,
-                               pose_mesh, mode)
-            except TypeError:  # not the compiled pose type (see _step_kernel): convert
-                pose_body, pose_mesh = _plain_pose(pose_body, 'pose_body'), \
-                    _plain_pose(pose_mesh, 'pose_mesh')
-                value = kernel(self._link, mesh, self._state, self._scratch, pose_body,
-                               pose_mesh, mode)
-            if value == value:
-                break
-            if not self._ints[_OVERFLOW]:  # the kernel's answer to an invalid pose
+        try:
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
+        except TypeError:  # not the compiled pose type (see _step_kernel): convert
+            pose_body, pose_mesh = _plain_pose(pose_body, 'pose_body'), \
+                _plain_pose(pose_mesh, 'pose_mesh')
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
+        while value != value:  # no answer: a pose that is not rigid, or a list that outgrew
+            if not self._ints[_OVERFLOW]:
                 check_poses(pose_body, 'pose_body', (4, 4))
                 check_poses(pose_mesh, 'pose_mesh', (4, 4))
+                break  # valid poses: a query never answers NaN, and this says so honestly
             self._allocate(min(2 * self.capacity, self.mesh.num_pieces))
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
         self._answered = True
         return value
 
