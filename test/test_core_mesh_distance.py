@@ -105,3 +105,13 @@ def test_the_work_per_call_is_counted_and_small_on_a_large_sheet():
         query(pose, numpy.eye(4))
     queries, rebuilds, _, scanned = (query.stats - before) / (len(poses) - 1)
     assert queries < 10 and scanned < 100, (queries, scanned)
+
+
+@pytest.mark.parametrize('bad', [numpy.eye(3), numpy.eye(5), numpy.zeros((4, 4)),
+                                 numpy.eye(4)[None], 'pose', [[1.0]]])
+def test_a_pose_of_the_wrong_shape_is_refused_before_anything_is_read(bad):
+    query = MeshDistance(ConvexPolytope.from_points(LINK), MeshBody.from_triangles(wavy_sheet(4)))
+    with pytest.raises(ValueError, match='pose_mesh'):
+        query(make_pose(None, [0.0, 0.0, 0.3]), bad)
+    with pytest.raises(RuntimeError):
+        query.result()  # nothing was answered
