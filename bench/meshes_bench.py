@@ -19,7 +19,8 @@ Exact non-convex meshes: the tracked link-vs-mesh step on 100k triangles, and th
    above a wavy open sheet of 100,352 triangles (`MeshBody.from_triangles`), at two speeds:
    1 mm and 0.3 degrees per step (a 1 kHz loop at 1 m/s) and 0.25 mm and 0.075 degrees (1 kHz
    at 0.25 m/s, a collaborative arm's speed near obstacles). Per step: the time of one
-   `MeshDistance` call, the pieces it measured, and the answer checked against a brute-force
+   `MeshDistance` call, the pieces it measured and the listed slots it looked at (its work
+   counters, machine-independent), and the answer checked against a brute-force
    minimum over every triangle near the link (the core's exact pair query on each; every 50th
    step). Beside it, when `coal` imports, coal's BVH distance (`BVHModelOBBRSS` against the
    same box, `coal.distance`) on the same poses, and its disagreement with the exact answer.
@@ -27,12 +28,14 @@ Exact non-convex meshes: the tracked link-vs-mesh step on 100k triangles, and th
    against the kitchen's five meshes, `in_collision` on the same 2,000 random configurations
    with the meshes as hulls and measured exactly (the default: the Panda's links stay hulls);
    the verdicts that differ (hull-only contacts are false contacts), and the piece pairs each
-   checks. With `coal`, its BVH collision check
-   on the same link hulls and meshes, per configuration.
+   checks. With `coal`, its BVH collision check on the same link hulls and meshes, per
+   configuration, and its contacts (a BVH is the mesh's triangles: a link wholly inside a
+   closed mesh touches none of them).
 
 Timings are medians of interleaved passes on this machine (2 cores, shared).
 
-Run: ``.venv/bin/python -m bench.meshes_bench [--quick]``; writes bench/results/meshes.md.
+Run: ``.venv/bin/python -m bench.meshes_bench [--quick] [--only tracked|kitchen]``; writes
+bench/results/meshes.md (``--only``: one part, to ``--output``).
 """
 
 import argparse
@@ -118,6 +121,7 @@ def tracked_step(steps, seed, stride=0.001):
     query(poses[0], identity)
     cold_us = (time.perf_counter() - started) * 1e6
     times, work, errors, answers = [], [], [], []
+    counted = query.stats.copy()
     for i, pose in enumerate(poses[1:], 1):
         before = query.stats[0]
         started = time.perf_counter()
@@ -125,13 +129,17 @@ def tracked_step(steps, seed, stride=0.001):
         times.append(time.perf_counter() - started)
         work.append(query.stats[0] - before)
         answers.append(distance)
-        if i % 50 == 0:
-            errors.append(abs(distance - brute_force(link, pose, mesh, distance)))
+    # Checked after the timed loop: a brute force between two steps would leave the next steps
+    # to start with caches full of its own data (coal's loop below has no such interruption).
+    for i in range(50, len(poses), 50):
+        errors.append(abs(answers[i - 1] - brute_force(link, poses[i], mesh, answers[i - 1])))
     figures = {'stride_mm': 1000.0 * stride, 'triangles': len(sheet), 'build_s': build_s,
                'cold_us': cold_us,
                'step_us_p50': 1e6 * numpy.median(times), 'step_us_p99':
                1e6 * numpy.percentile(times, 99), 'pieces_per_step': float(numpy.mean(work)),
                'rebuilds': int(query.stats[1]), 'steps': len(times),
+               'scanned_per_step': float(query.stats[3] - counted[3]) / len(times),
+               'nodes_per_step': float(query.stats[2] - counted[2]) / len(times),
                'max_error': max(errors), 'checked': len(errors),
                'min_distance': min(answers), 'max_distance': max(answers)}
     coal = coal_module()
@@ -153,13 +161,20 @@ def brute_force(link, pose, mesh, distance):
                for p in near)
 
 
+def coal_mesh(coal, triangles):
+    """Return coal's BVH (OBBRSS) model of an (m, 3, 3) triangle soup."""
+    vertices = numpy.ascontiguousarray(triangles, dtype=float).reshape(-1, 3)
+    model = coal.BVHModelOBBRSS()
+    model.beginModel(len(vertices) // 3, len(vertices))
+    model.addVertices(vertices)
+    model.addTriangles(numpy.arange(len(vertices), dtype=numpy.int64).reshape(-1, 3))
+    model.endModel()
+    return model
+
+
 def coal_step(coal, sheet, half, poses, answers):
     """Measure coal's BVH distance on the same path: its time and largest disagreement."""
-    model = coal.BVHModelOBBRSS()
-    model.beginModel(len(sheet), 3 * len(sheet))
-    vertices = sheet.reshape(-1, 3)
-    model.addSubModel(vertices, numpy.arange(len(vertices)).reshape(-1, 3))
-    model.endModel()
+    model = coal_mesh(coal, sheet)
     box = coal.Box(*(2 * half))
     request, result = coal.DistanceRequest(), coal.DistanceResult()
     mesh_transform = coal.Transform3s()
@@ -236,7 +251,8 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
              if owner in robot.links]
     shapes = []
     for _, piece in links:
-        vertices = numpy.asarray(piece.shape.vertices)
+        vertices = coal.StdVec_Vec3s()
+        vertices.extend(list(numpy.asarray(piece.shape.vertices, dtype=float)))
         shapes.append(coal.Convex.convexHull(vertices, False, None))
     models = []
     for obstacle in kitchen:
@@ -246,15 +262,11 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
                 if piece.mesh else None
             if triangles is None:
                 continue
-            model = coal.BVHModelOBBRSS()
-            vertices = triangles.reshape(-1, 3)
-            model.beginModel(len(triangles), len(vertices))
-            model.addSubModel(vertices, numpy.arange(len(vertices)).reshape(-1, 3))
-            model.endModel()
-            models.append((model, obstacle.pose @ piece.origin))
+            models.append((coal_mesh(coal, triangles), obstacle.pose @ piece.origin))
     request, result = coal.CollisionRequest(), coal.CollisionResult()
     poses = robot.body_poses(qs)
     started = time.perf_counter()
+    contacts = 0
     for n in range(len(qs)):
         hit = False
         for (i, _), shape in zip(links, shapes):
@@ -266,17 +278,21 @@ def coal_kitchen(coal, robot, kitchen, paths, qs):
                     hit = True
                     break
             if hit:
+                contacts += 1
                 break
-    return {'coal_check_us': 1e6 * (time.perf_counter() - started) / len(qs)}
+    return {'coal_check_us': 1e6 * (time.perf_counter() - started) / len(qs),
+            'coal_contacts': contacts}
 
 
-def write_report(steps, kitchen, path, command):
-    """Write the figures as markdown."""
-    lines = ['# Exact non-convex meshes', '', f'Command: `{command}`', '',
-             '## Tracked link-vs-mesh step, 100k triangles', '']
-    for step in steps:
-        lines += _step_lines(step)
-    lines += _kitchen_lines(kitchen)
+def write_report(steps, kitchen, path, command, only=None):
+    """Write the figures as markdown (``only``: the one part that was run)."""
+    lines = ['# Exact non-convex meshes', '', f'Command: `{command}`', '']
+    if only != 'kitchen':
+        lines += ['## Tracked link-vs-mesh step, 100k triangles', '']
+        for step in steps:
+            lines += _step_lines(step)
+    if only != 'tracked':
+        lines += _kitchen_lines(kitchen)
     with open(path, 'w') as stream:
         stream.write('\n'.join(lines) + '\n')
     return path
@@ -293,6 +309,8 @@ def _step_lines(step):
             else 'coal not installed'),
         '| step, 99th percentile | %.1f us | |' % step['step_us_p99'],
         '| pieces measured per step | %.1f | |' % step['pieces_per_step'],
+        '| listed slots looked at / hierarchy nodes visited per step | %.1f / %.1f | |' % (
+            step['scanned_per_step'], step['nodes_per_step']),
         '| first (cold) call | %.0f us | |' % step['cold_us'],
         '| candidate-list rebuilds | %d | |' % step['rebuilds'],
         '| building the hierarchy | %.2f s | |' % step['build_s'],
@@ -316,7 +334,9 @@ def _kitchen_lines(kitchen):
                 else 'coal not installed'),
             '| piece pairs | %d | %d | |' % (kitchen['hull_piece_pairs'],
                                              kitchen['exact_piece_pairs']),
-            '| contacts | %d | %d | |' % (kitchen['hull_contacts'], kitchen['exact_contacts']),
+            '| contacts | %d | %d | %s |' % (
+                kitchen['hull_contacts'], kitchen['exact_contacts'],
+                kitchen.get('coal_contacts', '')),
             '| false contacts of the hull (free when exact) | %d | | |' % (
                 kitchen['false_contacts']),
             '| contacts the hull missed | %d | | |' % kitchen['missed_by_hull'], '',
@@ -331,12 +351,17 @@ def main(argv=None):
     parser.add_argument('--quick', action='store_true', help='fewer steps and configurations')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--output', default=os.path.join(RESULTS, 'meshes.md'))
+    parser.add_argument('--only', choices=('tracked', 'kitchen'),
+                        help='run one of the two measurements')
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     steps, configurations, passes = (200, 200, 2) if args.quick else (2000, 2000, 5)
-    tracked = [tracked_step(steps, args.seed, stride) for stride in (0.001, 0.00025)]
-    kitchen = kitchen_check(configurations, args.seed, passes)
-    command = '.venv/bin/python -m bench.meshes_bench' + (' --quick' if args.quick else '')
-    print(write_report(tracked, kitchen, args.output, command))
+    tracked = [] if args.only == 'kitchen' else \
+        [tracked_step(steps, args.seed, stride) for stride in (0.001, 0.00025)]
+    kitchen = None if args.only == 'tracked' else \
+        kitchen_check(configurations, args.seed, passes)
+    command = '.venv/bin/python -m bench.meshes_bench' + (' --quick' if args.quick else '') + \
+        (f' --only {args.only}' if args.only else '')
+    print(write_report(tracked, kitchen, args.output, command, args.only))
     return 0
 
 

@@ -27,19 +27,27 @@ tracked from call to call, and answers what the closest piece pair answers:
 
 Culling with a motion bound (the "Verlet list" of molecular dynamics; Cameron 1997 section 4's
 coherence applied to the candidates). A rebuild walks the hierarchy with the body's bounding
-box in the mesh frame (six support calls) and lists every piece whose box is within ``T = U +
-2 margin`` of it, ``U`` the distance of the nearest piece known; a listed piece's box gap is
-its first lower bound ``lb``. At a later call no point of the body has moved, relative to the
-mesh, farther than ``m`` (from the two relative poses and the body's bounding sphere), and
-every distance is 1-Lipschitz in that motion (a penetration depth too). A piece off the list is
-then farther than ``T - m``, so while the best found stays at most ``T - m`` the nearest piece
-is a listed one; otherwise the list is rebuilt. A listed piece is measured only when its bound
-is below the best found: its last measured distance less the motion since then, raised by the
-separating-axis bound of the plane it was last apart by (``_keep_plane``), which a motion along
-the surface does not loosen. The slots are kept sorted by a lower bound at the rebuild's pose,
-so a call stops at the first slot that cannot be nearer. Each listed piece keeps its tracked
-simplex (and penetration polytope) from call to call. The answer is exact at every call; the
-list only decides what needs measuring.
+box in the mesh frame (six support calls) and its own box in its frame (``_frame_gap``), and
+lists every piece whose box is within ``T = U + 2 margin`` of it, ``U`` the distance of the
+nearest piece known; that box bound is a listed piece's first lower bound. At a later call no
+point of the body has moved, relative to the mesh, farther than ``m`` (from the two relative
+poses and the body's bounding sphere), and every distance is 1-Lipschitz in that motion (a
+penetration depth too). A piece off the list is then farther than ``T - m``, so while the best
+found stays at most ``T - m`` the nearest piece is a listed one; otherwise the list is rebuilt.
+
+Which listed pieces a call looks at: each slot has a key, a lower bound of its distance at any
+later call plus the motion bound summed over the calls until then (the motion is 1-Lipschitz
+call by call, and a sum of motions bounds the motion). The slots form a min-heap by key, so a
+call takes out exactly the slots whose key, less the motion summed so far, is below the best
+found, and no other: a piece that was far when last looked at stays untouched until the body
+has travelled that far. A slot taken out gets the best of its cheap bounds (its box's gaps to
+the body's own box and to the best piece's separating plane; its last distance less the motion
+since), and, when those would bring it back soon, the separating-axis bound of the plane it
+was last apart by (``_keep_plane``), which a motion along the surface does not loosen; it is
+measured only when they are below the best (or, with no plane yet, would bring it back at the
+next call). Each listed piece keeps its tracked simplex (and penetration polytope) from call
+to call. The answer is exact at every call; the list and the keys only decide what needs
+measuring.
 """
 
 import math
@@ -48,13 +56,15 @@ import numpy as np
 
 from ._jit import njit
 from .cache import cache_arrays
-from .distance import check_poses
-from .epa import epa_workspace
+from .distance import _plain_pose, check_poses
 from .polytope import ConvexPolytope
-from .query import _relative_pose, output_arrays, query_pair, workspace
-from .scene import B_BOUND, B_CX, B_CY, B_CZ, B_SWEEP, build_scene, scene_body, scene_geometry
+from .query import (_relative_pose, _unpack_scratch, _valid_pose, output_arrays, query_pair,
+                    scratch_buffer)
+from .scene import (B_BOUND, B_CX, B_CY, B_CZ, B_SWEEP, build_scene, layout, numpy_view,
+                    packed_body, scene_body, scene_geometry, view)
 from .status import DistanceResult, Status
 from .support import body_support, KIND_HALF_SPACE
+from .tolerances import ROTATION_TOLERANCE
 
 __all__ = ['MeshBody', 'MeshDistance', 'LEAF_PIECES']
 
@@ -63,16 +73,24 @@ LEAF_PIECES = 4
 # Pieces a candidate list grows to before a rebuild shrinks its margin to fit instead: a longer
 # list is rebuilt less often and costs nothing per call beyond the pieces its bounds let in.
 _LIST_SHRINKS_AT = 8192
+# A listed piece's kept plane is looked at (one support call) when its cheaper bounds would
+# bring it back within this many calls of the current motion (each return costs a heap step).
+_LOOKAHEAD = 8
+# Bound on ||R1 - R0||_2 - ||R1 - R0||_F / sqrt(2) for relative poses composed of two poses
+# whose rotations are orthonormal within ROTATION_TOLERANCE (each within a few tolerances of a
+# rotation in every norm): generous, and still a micrometre per call for a 0.1 m link.
+_SPIN_SLACK = 30.0 * ROTATION_TOLERANCE
 # Deepest hierarchy walked (a complete tree over 2^40 leaves): the traversal stack's size.
 _STACK = 128
-# Work counters of MeshDistance (machine-independent): piece queries, rebuilds, nodes visited.
-STATS = 3
-_QUERIES, _REBUILDS, _NODES = range(STATS)
+# Work counters of MeshDistance (machine-independent): piece queries, rebuilds, hierarchy
+# nodes visited, listed slots whose bound was looked at.
+STATS = 4
+_QUERIES, _REBUILDS, _NODES, _SCANNED = range(STATS)
 _TOUCHING = int(Status.TOUCHING)
 # ints state: listed pieces, slot of the best, capacity exceeded (1) in the last call.
 _COUNT, _BEST, _OVERFLOW = range(3)
-# floats state: T of the list, margin.
-_THRESHOLD, _MARGIN = range(2)
+# floats state: T of the list, margin, motion bound summed over the calls since the rebuild.
+_THRESHOLD, _MARGIN, _TRAVELLED = range(3)
 
 
 class MeshBody:
@@ -152,10 +170,6 @@ class MeshBody:
         return body
 
     def _setup(self, scene, surface, low, high):
-        self.scene = scene
-        self.surface = np.ascontiguousarray(surface, dtype=np.bool_)
-        self.piece_low = np.ascontiguousarray(low)
-        self.piece_high = np.ascontiguousarray(high)
         count = low.shape[0]
         leaves = max(1, -(-count // LEAF_PIECES))
         padded = 1 << max(0, (leaves - 1).bit_length())
@@ -173,8 +187,13 @@ class MeshBody:
             nodes_high[parents] = np.maximum(nodes_high[2 * parents + 1],
                                              nodes_high[2 * parents + 2])
             level //= 2
-        self.node_low, self.node_high = nodes_low, nodes_high
         self.size = float(np.linalg.norm(high.max(axis=0) - low.min(axis=0)))
+        # One read-only buffer for the kernel; the attributes are views of it.
+        self._packed, arrays = _pack(_mesh_arrays(scene, surface, nodes_low, nodes_high,
+                                                  self.leaf_first, low, high), False)
+        self.scene, self.surface = tuple(arrays[:8]), arrays[8]
+        (self.node_low, self.node_high, self.leaf_first, self.piece_low,
+         self.piece_high) = arrays[9:]
 
     @property
     def num_pieces(self) -> int:
@@ -251,7 +270,11 @@ def _motion(ref, rel, body_a):
         moved += (rel[r, 0] - ref[r, 0]) * body_a[B_CX] + (rel[r, 1] - ref[r, 1]) * body_a[B_CY] \
             + (rel[r, 2] - ref[r, 2]) * body_a[B_CZ]
         shift2 += moved * moved
-    return math.sqrt(shift2) + math.sqrt(spin2) * body_a[B_BOUND]
+    # A turn moves a point by at most ||R1 - R0||_2 times its distance from the centre; for two
+    # rotations that is ||R1 - R0||_F / sqrt(2) (both non-zero singular values of a rotation's
+    # change are 2 sin(angle / 2)), and ``_SPIN_SLACK`` covers rotations that are orthonormal
+    # only within ROTATION_TOLERANCE.
+    return math.sqrt(shift2) + (math.sqrt(0.5 * spin2) + _SPIN_SLACK) * body_a[B_BOUND]
 
 
 @njit(inline=True)
@@ -305,12 +328,51 @@ def _copy_simplex(cache, source, target):
     cache[4][target, 0], cache[4][target, 1] = 0, 0
 
 
+@njit(inline=True)
+def _frame_gap(low, high, i, frame, pose):
+    """
+    Lower bound of the distance of box ``i`` of (low, high) from A, A's own box ``frame``.
+
+    ``frame`` (2, 3) is A's bounding box in A's frame, ``pose`` (3, 4) A's frame in the mesh
+    frame. The gap along a separating axis (the three of each box: Gottschalk, Lin and Manocha
+    1996) bounds the distance of anything inside the two boxes, and minus a penetration depth
+    too (a depth is at most the overlap along any axis). Unlike the mesh-frame box of A, which
+    a turn inflates, A's own box fits it in every pose, and needs no support call.
+    """
+    hx, hy, hz = 0.5 * (high[i, 0] - low[i, 0]), 0.5 * (high[i, 1] - low[i, 1]), \
+        0.5 * (high[i, 2] - low[i, 2])
+    ex, ey, ez = 0.5 * (frame[1, 0] - frame[0, 0]), 0.5 * (frame[1, 1] - frame[0, 1]), \
+        0.5 * (frame[1, 2] - frame[0, 2])
+    cx, cy, cz = 0.5 * (frame[0, 0] + frame[1, 0]), 0.5 * (frame[0, 1] + frame[1, 1]), \
+        0.5 * (frame[0, 2] + frame[1, 2])
+    gap = -math.inf
+    # The centres' offset along, and the boxes' reach across, each mesh axis k.
+    dx = dy = dz = 0.0
+    for k in range(3):
+        r0, r1, r2 = pose[k, 0], pose[k, 1], pose[k, 2]
+        offset = 0.5 * (high[i, k] + low[i, k]) - (r0 * cx + r1 * cy + r2 * cz + pose[k, 3])
+        reach = 0.5 * (high[i, k] - low[i, k]) + abs(r0) * ex + abs(r1) * ey + abs(r2) * ez
+        gap = max(gap, abs(offset) - reach)
+        dx += r0 * offset  # the offset in A's frame
+        dy += r1 * offset
+        dz += r2 * offset
+    # Along A's axes j: column j of the rotation.
+    gap = max(gap, abs(dx) - ex - abs(pose[0, 0]) * hx - abs(pose[1, 0]) * hy
+              - abs(pose[2, 0]) * hz)
+    gap = max(gap, abs(dy) - ey - abs(pose[0, 1]) * hx - abs(pose[1, 1]) * hy
+              - abs(pose[2, 1]) * hz)
+    gap = max(gap, abs(dz) - ez - abs(pose[0, 2]) * hx - abs(pose[1, 2]) * hy
+              - abs(pose[2, 2]) * hz)
+    return gap
+
+
 @njit
 def _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low, box_high,
-             threshold, listed, gaps, stack, stats):
+             frame, pose, threshold, listed, gaps, stack, stats):
     """
-    List every piece whose box is within ``threshold`` of A's, with that box gap.
+    List every piece whose box is within ``threshold`` of A, with that lower bound.
 
+    A box's bound is the larger of its gap to A's box in the mesh frame and ``_frame_gap``.
     Returns the count, or -1 when ``listed`` is too small.
     """
     count = 0
@@ -321,12 +383,14 @@ def _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low, bo
         top -= 1
         node = stack[top]
         stats[_NODES] += 1
-        if _box_gap(node_low, node_high, node, box_low, box_high) > threshold:
+        if _box_gap(node_low, node_high, node, box_low, box_high) > threshold or \
+                _frame_gap(node_low, node_high, node, frame, pose) > threshold:
             continue
         if node >= leaves - 1:
             leaf = node - (leaves - 1)
             for piece in range(leaf_first[leaf], leaf_first[leaf + 1]):
-                gap = _box_gap(piece_low, piece_high, piece, box_low, box_high)
+                gap = max(_box_gap(piece_low, piece_high, piece, box_low, box_high),
+                          _frame_gap(piece_low, piece_high, piece, frame, pose))
                 if gap <= threshold:
                     if count == listed.shape[0]:
                         return -1
@@ -462,65 +526,186 @@ def _plane_bound(geom_a, body_a, now, planes, slot, distance, seeds, hill_climb)
 
 
 @njit(inline=True)
-def _sift_right(order, keys, position, count):
-    """Move ``order[position]``, whose key grew, right to its place (keys ascending)."""
-    slot = order[position]
-    while position + 1 < count and keys[order[position + 1]] < keys[slot]:
-        order[position] = order[position + 1]
-        position += 1
-    order[position] = slot
+def _heap_down(order, keys, root, count):
+    """
+    Move entry ``root`` down the 4-ary min-heap of ``count`` (key, slot) entries to its place.
+
+    ``keys[r]`` is the key of the slot ``order[r]``: kept side by side, so that a step down
+    reads four adjacent keys (one cache line) instead of slots' keys anywhere in memory, and
+    four children per entry halve the steps of a binary heap.
+    """
+    slot, key = order[root], keys[root]
+    while True:
+        first = 4 * root + 1
+        if first >= count:
+            break
+        child, least = first, keys[first]
+        for other in range(first + 1, min(first + 4, count)):
+            if keys[other] < least:
+                child, least = other, keys[other]
+        if least >= key:
+            break
+        order[root], keys[root] = order[child], least
+        root = child
+    order[root], keys[root] = slot, key
 
 
-@njit
-def _sort_slots(order, keys, count):
-    """Heap-sort ``order[:count]`` by ``keys`` ascending, in place (no allocation)."""
-    for start in range(count // 2 - 1, -1, -1):
-        _sift_down(order, keys, start, count)
-    for end in range(count - 1, 0, -1):
-        order[0], order[end] = order[end], order[0]
-        _sift_down(order, keys, 0, end)
+# Packed state --------------------------------------------------------------------------------
+# A call hands numba seven arguments instead of forty arrays (dispatch is paid per array, see
+# ``scene.layout``): the mesh, and the pair's whole state, are each one byte buffer that starts
+# with a directory of its arrays (per array: its byte start and up to three extents).
+_DIRECTORY = 4
+
+
+def _pack(arrays, writeable):
+    """
+    Return one byte buffer holding ``arrays`` after their directory, and their views in it.
+
+    An entry ``(dtype, shape)`` instead of an array is zeros, left as the buffer's own (a
+    list's tracked polytopes are most of its state, and stay untouched until used).
+    """
+    fields = [(np.int64, (_DIRECTORY * len(arrays),))] + \
+        [a if isinstance(a, tuple) else (a.dtype, a.shape) for a in arrays]
+    starts, size = layout(fields)
+    buffer = np.zeros(size, np.uint8)
+    directory = numpy_view(buffer, starts[0], np.int64)
+    views = []
+    for k, array in enumerate(arrays):
+        (dtype, _), (start, shape) = fields[k + 1], starts[k + 1]
+        directory[_DIRECTORY * k] = start
+        directory[_DIRECTORY * k + 1:_DIRECTORY * k + 1 + len(shape)] = shape
+        views.append(numpy_view(buffer, (start, shape), dtype))
+        if not isinstance(array, tuple):
+            views[-1][...] = array
+    for array in views + [buffer]:
+        array.flags.writeable = writeable
+    return buffer, views
 
 
 @njit(inline=True)
-def _sift_down(order, keys, root, end):
-    while True:
-        child = 2 * root + 1
-        if child >= end:
-            return
-        if child + 1 < end and keys[order[child + 1]] > keys[order[child]]:
-            child += 1
-        if keys[order[child]] <= keys[order[root]]:
-            return
-        order[root], order[child] = order[child], order[root]
-        root = child
+def _entry(buffer, k):
+    directory = view(buffer, (0, (_DIRECTORY * (k + 1),)), np.int64)
+    return directory[_DIRECTORY * k:_DIRECTORY * (k + 1)]
+
+
+@njit(inline=True)
+def _array1(buffer, k, dtype):
+    e = _entry(buffer, k)
+    return view(buffer, (e[0], (e[1],)), dtype)
+
+
+@njit(inline=True)
+def _array2(buffer, k, dtype):
+    e = _entry(buffer, k)
+    return view(buffer, (e[0], (e[1], e[2])), dtype)
+
+
+@njit(inline=True)
+def _array3(buffer, k, dtype):
+    e = _entry(buffer, k)
+    return view(buffer, (e[0], (e[1], e[2], e[3])), dtype)
+
+
+@njit(inline=True)
+def _cache4(buffer, k):
+    """Return the (m, 4, 2, 3) points of a cache (``cache_arrays``): three extents fixed."""
+    e = _entry(buffer, k)
+    return view(buffer, (e[0], (e[1], np.int64(4), np.int64(2), np.int64(3))), np.float64)
+
+
+def _mesh_arrays(scene, surface, node_low, node_high, leaf_first, piece_low, piece_high):
+    """Return the arrays of a mesh body's buffer, in the order ``_unpack_mesh`` reads them."""
+    vertices, vstart, offsets, ostart, indices, istart, kinds, params = scene
+    return [np.asarray(vertices, np.float64), np.asarray(vstart, np.int64),
+            np.asarray(offsets, np.int32), np.asarray(ostart, np.int64),
+            np.asarray(indices, np.int32), np.asarray(istart, np.int64),
+            np.asarray(kinds, np.int64), np.asarray(params, np.float64),
+            np.asarray(surface, np.bool_), np.asarray(node_low, np.float64),
+            np.asarray(node_high, np.float64), np.asarray(leaf_first, np.int64),
+            np.asarray(piece_low, np.float64), np.asarray(piece_high, np.float64)]
+
+
+@njit(inline=True)
+def _unpack_mesh(mesh):
+    f, i = np.float64, np.int64
+    scene = (_array2(mesh, 0, f), _array1(mesh, 1, i), _array1(mesh, 2, np.int32),
+             _array1(mesh, 3, i), _array1(mesh, 4, np.int32), _array1(mesh, 5, i),
+             _array1(mesh, 6, i), _array2(mesh, 7, f))
+    return (scene, _array1(mesh, 8, np.bool_), _array2(mesh, 9, f), _array2(mesh, 10, f),
+            _array1(mesh, 11, i), _array2(mesh, 12, f), _array2(mesh, 13, f))
+
+
+# Fields of the state buffer (``_state_arrays``).
+(_INTS, _FLOATS, _STATS, _REF, _NOW, _BOX, _STACK_FIELD, _SLOT_OF, _LISTED, _LOWER, _STAMPS,
+ _PLANES, _KEYS, _ORDER, _OLD_LISTED, _OLD_LOWER, _OLD_STAMPS, _OLD_PLANES, _CACHE,
+ _VALUES) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 26)
+
+
+def _state_arrays(capacity, pieces, margin):
+    """Return the arrays of a pair's state buffer for ``capacity`` slots (fields above)."""
+    i = np.int64
+    slots = [np.zeros(capacity, i), np.zeros(capacity), np.zeros((capacity, 3, 4)),
+             np.zeros((capacity, 4)), np.zeros(capacity), np.zeros(capacity, i)]
+    return [np.zeros(3, i), np.array([0.0, margin, 0.0]), np.zeros(STATS, i),
+            np.zeros((3, 4)), np.zeros((2, 3, 4)), np.zeros((4, 3)), np.zeros(_STACK, i),
+            np.full(pieces, -1, i)] + slots + slots[:4] + \
+        [(a.dtype, a.shape) for a in cache_arrays(capacity + 1)] + \
+        list(output_arrays(capacity + 1))
 
 
 @njit
-def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first, piece_low,
-               piece_high, pose_a, pose_b, listed, lower, stamps, planes, keys, order, ints,
-               floats, ref, cache, ws, ep, values, status, counts, stack, box, now, hill_climb,
-               stats, previous):
+def _mesh_step(link, mesh, state, scratch, pose_a, pose_b, mode):
     """
-    One tracked call (module docstring); returns the slot of the answer, or -1 on overflow.
+    One tracked call (module docstring): return the answer's value, NaN when there is none.
 
-    Per listed slot: ``listed`` its piece; ``lower`` a lower bound of its distance at the
-    relative pose ``stamps`` (its distance when it was measured there, else its box gap at the
-    rebuild); ``planes`` its separating plane when measured apart; ``keys`` a lower bound at
-    ``ref``, the relative pose of the rebuild, by which ``order`` sorts the slots, so that a
-    call stops at the first slot whose key, less the motion since ``ref``, reaches the best.
-    Rows 0..C-1 of the cache and output arrays are the slots', row C keeps the best piece's
-    simplex across a rebuild. ``box`` (2, 3) and ``now`` (3, 4) are work arrays;
-    ``previous`` holds the list across a rebuild (``_rebuild``).
+    NaN, having measured nothing, for a pose that is not a finite rigid transform, or with
+    ``ints[_OVERFLOW]`` set when the list needs more slots than the state has.
+
+    ``link`` is the body packed (``scene.pack_body``), ``mesh`` and ``state`` buffers of
+    ``_pack``, ``scratch`` a ``query.scratch_buffer()``; ``mode`` 1 to hill-climb. Per listed
+    slot: ``listed`` its piece; ``lower`` a lower bound of its distance at the relative pose
+    ``stamps`` (its distance when it was measured there, else its box gap at the rebuild);
+    ``planes`` its separating plane when measured apart; ``keys`` a lower bound of its distance
+    at any later call plus ``floats[_TRAVELLED]`` then, the motion bound summed over the calls
+    since the rebuild, so that ``order``, a min-heap by key, hands out exactly the slots whose
+    key less the travel so far is below the best, and no other. Rows 0..C-1 of the cache and
+    output arrays are the slots', row C keeps the best piece's simplex across a rebuild.
     """
-    geom_a, body_a = scene_geometry(link_scene), scene_body(link_scene, 0)
+    if not (_valid_pose(pose_a, ROTATION_TOLERANCE) and
+            _valid_pose(pose_b, ROTATION_TOLERANCE)):
+        return math.nan
+    hill_climb = mode != 0
+    geom_a, body_a = packed_body(link)
+    mesh_scene, surface, node_low, node_high, leaf_first, piece_low, piece_high = \
+        _unpack_mesh(mesh)
     geom_b = scene_geometry(mesh_scene)
+    f, i = np.float64, np.int64
+    ints, floats, stats = _array1(state, _INTS, i), _array1(state, _FLOATS, f), \
+        _array1(state, _STATS, i)
+    ref, now, box = _array2(state, _REF, f), _array3(state, _NOW, f), _array2(state, _BOX, f)
+    frame = box[2:]  # A's own box (``_rebuild``)
+    stack, slot_of = _array1(state, _STACK_FIELD, i), _array1(state, _SLOT_OF, i)
+    listed, lower, stamps = _array1(state, _LISTED, i), _array1(state, _LOWER, f), \
+        _array3(state, _STAMPS, f)
+    planes, keys, order = _array2(state, _PLANES, f), _array1(state, _KEYS, f), \
+        _array1(state, _ORDER, i)
+    previous = (_array1(state, _OLD_LISTED, i), _array1(state, _OLD_LOWER, f),
+                _array3(state, _OLD_STAMPS, f), _array2(state, _OLD_PLANES, f), slot_of)
+    c = _CACHE
+    cache = (_array1(state, c, np.int32), _array3(state, c + 1, np.int32), _cache4(state, c + 2),
+             _array2(state, c + 3, np.int32), _array2(state, c + 4, np.int32),
+             _array3(state, c + 5, np.int32), _array3(state, c + 6, np.int32),
+             _array3(state, c + 7, np.int32))
+    values, status, counts = _array2(state, _VALUES, f), _array1(state, _VALUES + 1, np.int8), \
+        _array2(state, _VALUES + 2, i)
+    ws, ep = _unpack_scratch(scratch)
     rel, seeds = ws[4], ws[5]
     count, best = ints[_COUNT], ints[_BEST]
     ints[_OVERFLOW] = 0
     _relative_pose(pose_b, pose_a, rel)
     _stamp(now, 0, rel)  # rel is overwritten by every query: ``now`` keeps this call's
     upper = math.inf
-    moved = 0.0
+    moved = step = 0.0
     if count > 0:
         moved = _motion(ref, now[0], body_a)
         upper = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
@@ -533,34 +718,41 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
                                cache, ws, ep, values, status, counts, stack, box, now,
                                hill_climb, stats, count, best, upper, previous)
         if best < 0:
-            return -1
-        count, moved = ints[_COUNT], 0.0
+            return math.nan
+        count = ints[_COUNT]
+        floats[_TRAVELLED] = 0.0
     else:
         lower[best] = upper
         _stamp(stamps, best, now[0])
         _keep_plane(values, best, values[best, 0], pose_b, planes)
+        step = _motion(now[1], now[0], body_a)
+        floats[_TRAVELLED] += step
+    _stamp(now, 1, now[0])
+    travelled = floats[_TRAVELLED]
     seeds[0] = -1
-    scanned = count
     # The best piece's separating plane at this pose bounds every piece at once: A lies in
     # n . x <= h, so a piece is at least (its box's least n . x) - h away.
     shared = best
-    for r in range(count):
-        slot = order[r]
-        if keys[slot] - moved >= upper:
-            scanned = r
-            break  # every later slot's key is larger: none can be nearer
-        if slot == best:
-            continue
-        bound = -math.inf
+    for _ in range(count):  # each slot at most once: it leaves with a key not below the best
+        if keys[0] >= upper + travelled:  # as stored below: no rounding lets it back in
+            break  # no listed piece can be nearer (the heap's least key)
+        slot = order[0]
+        stats[_SCANNED] += 1
+        piece = listed[slot]
+        # Every cheap bound, not the first that suffices: a slot's key keeps the best one,
+        # and a key barely above the best brings the slot back at the next call.
+        bound = max(_frame_gap(piece_low, piece_high, piece, frame, now[0]),
+                    lower[slot] - _motion(stamps[slot], now[0], body_a))
         if planes[shared, 3] == planes[shared, 3]:
-            bound = _below(piece_low, piece_high, listed[slot], planes, shared) - \
-                planes[shared, 3]
-        if bound < upper:
-            bound = max(bound, lower[slot] - _motion(stamps[slot], now[0], body_a))
-        if bound < upper:
+            bound = max(bound, _below(piece_low, piece_high, piece, planes, shared)
+                        - planes[shared, 3])
+        kept = planes[slot, 3] == planes[slot, 3]
+        if kept and bound < upper + _LOOKAHEAD * step:
             bound = max(bound, _plane_bound(geom_a, body_a, now[0], planes, slot,
                                             lower[slot], seeds, hill_climb))
-        if bound < upper:
+        # A slot without a plane that would be back at the next call is measured: its plane
+        # then keeps it away for as long as the motion lets it.
+        if bound < upper or (not kept and bound < upper + step):
             bound = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b,
                              listed[slot], slot, cache, ws, ep, values, status, counts,
                              hill_climb, stats)
@@ -569,14 +761,13 @@ def _mesh_step(link_scene, mesh_scene, surface, node_low, node_high, leaf_first,
             _keep_plane(values, slot, values[slot, 0], pose_b, planes)
             if bound < upper:
                 upper, best = bound, slot
-        # A bound here, less the motion since ref, bounds the piece at ref: its key.
-        keys[slot] = max(keys[slot], bound - moved)
-    # Keep ``order`` sorted by the raised keys (insertion from the right, over the scanned
-    # slots only: the others' keys are unchanged, still lower bounds).
-    for r in range(scanned - 1, -1, -1):
-        _sift_right(order, keys, r, count)
+        # Now at least ``bound`` away, so at least ``bound - (travel from here)`` at any later
+        # call: its key is no longer below the best, and it goes down the heap.
+        keys[0] = max(keys[0], bound + travelled)
+        _heap_down(order, keys, 0, count)
     ints[_BEST] = best
-    return best
+    value = values[best, 0]
+    return 0.0 if value < 0.0 and surface[listed[best]] else value
 
 
 @njit
@@ -613,7 +804,12 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
             ref[r, c] = now[0, r, c]
     seeds = ws[5]
     seeds[0] = -1
-    box_low, box_high = box[0], box[1]
+    box_low, box_high, frame = box[0], box[1], box[2:]
+    identity = ws[4]  # the query's work pose, free until the next query
+    for r in range(3):
+        for c in range(4):
+            identity[r, c] = 1.0 if r == c else 0.0
+    _body_box(geom_a, body_a, identity, frame[0], frame[1], seeds, hill_climb)
     _body_box(geom_a, body_a, ref, box_low, box_high, seeds, hill_climb)
     known = upper
     if carried < 0:
@@ -625,7 +821,7 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
     while True:
         threshold = known + 2.0 * margin
         count = _collect(node_low, node_high, leaf_first, piece_low, piece_high, box_low,
-                         box_high, threshold, listed, keys, stack, stats)
+                         box_high, frame, ref, threshold, listed, keys, stack, stats)
         if count >= 0:
             break
         if margin == 0.0 or capacity < min(_LIST_SHRINKS_AT, slot_of.shape[0]):
@@ -660,6 +856,7 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
     upper = _measure(geom_a, body_a, mesh_scene, geom_b, surface, pose_a, pose_b, carried,
                      best, cache, ws, ep, values, status, counts, hill_climb, stats)
     lower[best] = upper
+    _stamp(stamps, best, ref)
     keys[best] = upper
     _keep_plane(values, best, values[best, 0], pose_b, planes)
     if planes[best, 3] == planes[best, 3]:  # its plane bounds every piece at this pose
@@ -669,7 +866,8 @@ def _rebuild(geom_a, body_a, mesh_scene, geom_b, surface, node_low, node_high, l
                                                     planes, best) - planes[best, 3])
     for s in range(old_count):
         slot_of[old_listed[s]] = -1
-    _sort_slots(order, keys, count)
+    for start in range((count - 2) // 4, -1, -1):  # the min-heap of the slots by key
+        _heap_down(order, keys, start, count)
     ints[_COUNT], ints[_BEST] = count, best
     floats[_THRESHOLD] = threshold
     return best, upper
@@ -701,34 +899,26 @@ class MeshDistance:
         if body._kind == KIND_HALF_SPACE:
             raise ValueError('body: a half-space cannot be measured against a mesh body')
         self.body, self.mesh = body, mesh
-        self._link_scene = build_scene([body])
         self.margin = 0.25 * body.bounding_radius if margin is None else float(margin)
         if not (self.margin >= 0.0 and math.isfinite(self.margin)):
             raise ValueError(f'margin must be finite and >= 0, got {margin}')
         self.hill_climb = bool(hill_climb)
-        self.stats = np.zeros(STATS, np.int64)
-        self._ws, self._ep = workspace(), epa_workspace()
-        self._stack = np.zeros(_STACK, np.int64)
-        self._box = np.zeros((2, 3))
-        self._slot_of = np.full(mesh.num_pieces, -1, np.int64)
-        self._now = np.zeros((1, 3, 4))
+        self._link, self._mesh_buffer = body._packed, mesh._packed
+        self._scratch = scratch_buffer()
+        self._state = None
         self._allocate(min(max(int(capacity), 1), mesh.num_pieces))
-        self._answer = None
+        self._answered = False
 
     def _allocate(self, capacity):
-        self._listed = np.zeros(capacity, np.int64)
-        self._lower = np.zeros(capacity)
-        self._stamps = np.zeros((capacity, 3, 4))
-        self._planes = np.zeros((capacity, 4))
-        self._keys = np.zeros(capacity)
-        self._order = np.zeros(capacity, np.int64)
-        self._previous = (np.zeros(capacity, np.int64), np.zeros(capacity),
-                          np.zeros((capacity, 3, 4)), np.zeros((capacity, 4)), self._slot_of)
-        self._ints = np.zeros(3, np.int64)
-        self._floats = np.array([0.0, self.margin])
-        self._ref = np.zeros((3, 4))
-        self._cache = cache_arrays(capacity + 1)
-        self._out = output_arrays(capacity + 1)
+        """(Re)allocate the state for ``capacity`` slots, keeping the work counters."""
+        stats = None if self._state is None else self.stats.copy()
+        self._state, arrays = _pack(_state_arrays(capacity, self.mesh.num_pieces, self.margin),
+                                    True)
+        self._ints, self.stats, self._listed = arrays[_INTS], arrays[_STATS], arrays[_LISTED]
+        self._values = arrays[_VALUES]
+        self._out = tuple(arrays[_VALUES:_VALUES + 3])
+        if stats is not None:
+            self.stats[:] = stats
 
     @property
     def capacity(self) -> int:
@@ -740,40 +930,76 @@ class MeshDistance:
 
     def __call__(self, pose_body, pose_mesh) -> float:
         """Return the signed distance at these poses (see :meth:`result` for the rest)."""
-        pose_a = check_poses(pose_body, 'pose_body', (4, 4))
-        pose_b = check_poses(pose_mesh, 'pose_mesh', (4, 4))
-        m = self.mesh
-        while True:
-            slot = _mesh_step(self._link_scene, m.scene, m.surface, m.node_low, m.node_high,
-                              m.leaf_first, m.piece_low, m.piece_high, pose_a, pose_b,
-                              self._listed, self._lower, self._stamps, self._planes,
-                              self._keys, self._order, self._ints, self._floats, self._ref,
-                              self._cache, self._ws, self._ep, *self._out, self._stack,
-                              self._box, self._now, self.hill_climb, self.stats,
-                              self._previous)
-            if slot >= 0:
-                break
-            self._allocate(min(2 * self.capacity, m.num_pieces))
-        self._answer = slot
-        return self._distance(slot)
-
-    def _distance(self, slot):
-        value = float(self._out[0][slot, 0])
-        return 0.0 if value < 0.0 and self.mesh.surface[self._listed[slot]] else value
+        kernel = _kernel or _step_kernel()
+        mesh, mode = self._mesh_buffer, int(self.hill_climb)
+        try:
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
+        except TypeError:  # not the compiled pose type (see _step_kernel): convert
+            pose_body, pose_mesh = _plain_pose(pose_body, 'pose_body'), \
+                _plain_pose(pose_mesh, 'pose_mesh')
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
+        while value != value:  # no answer: a pose that is not rigid, or a list that outgrew
+            if not self._ints[_OVERFLOW]:
+                check_poses(pose_body, 'pose_body', (4, 4))
+                check_poses(pose_mesh, 'pose_mesh', (4, 4))
+                break  # valid poses: a query never answers NaN, and this says so honestly
+            self._allocate(min(2 * self.capacity, self.mesh.num_pieces))
+            value = kernel(self._link, mesh, self._state, self._scratch, pose_body, pose_mesh,
+                           mode)
+        self._answered = True
+        return value
 
     @property
     def piece(self) -> int:
         """Index (in ``mesh.pieces`` order) of the piece that gave the last answer."""
-        return int(self._listed[self._answer])
+        return int(self._listed[self._ints[_BEST]])
 
     def result(self) -> DistanceResult:
         """Return the whole last answer (world frame), with the unsigned rule applied."""
-        if self._answer is None:
+        if not self._answered:
             raise RuntimeError('no query yet')
-        found = DistanceResult.from_row(self._out, self._answer)
+        found = DistanceResult.from_row(self._out, int(self._ints[_BEST]))
         if found.distance < 0.0 and self.mesh.surface[self.piece]:
             point = found.witness_b
             return DistanceResult(0.0, point.copy(), point.copy(), found.normal,
                                   Status(_TOUCHING), found.iterations, 0.0, found.support_calls,
                                   found.hill_climb_steps, found.epa_iterations)
         return found
+
+
+def _signature():
+    """Return the argument types of ``_mesh_step``: what ``MeshDistance.__call__`` passes."""
+    from numba import types
+    packed, buffer = types.Array(types.uint8, 1, 'C', readonly=True), \
+        types.Array(types.uint8, 1, 'C')
+    pose = types.Array(types.float64, 2, 'C')
+    return (packed, packed, buffer, buffer, pose, pose, types.int64)
+
+
+def _python_step(link, mesh, state, scratch, pose_a, pose_b, mode):
+    """``_mesh_step`` under NUMBA_DISABLE_JIT: converts the poses first, as numba would."""
+    return _mesh_step(link, mesh, state, scratch, _plain_pose(pose_a, 'pose_body'),
+                      _plain_pose(pose_b, 'pose_mesh'), mode)
+
+
+def _step_kernel():
+    """
+    Return ``_mesh_step`` compiled (or loaded from the cache) for ``_signature()`` only.
+
+    As ``distance._query_kernel``: any other pose type raises TypeError at once instead of
+    compiling a new specialisation, and the caller converts the poses and calls again.
+    """
+    global _kernel
+    if _kernel is None:
+        if hasattr(_mesh_step, 'compile'):
+            _mesh_step.compile(_signature())
+            _mesh_step.disable_compile()
+            _kernel = _mesh_step
+        else:
+            _kernel = _python_step
+    return _kernel
+
+
+_kernel = None
