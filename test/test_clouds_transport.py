@@ -64,3 +64,24 @@ def test_the_transport_table_counts_what_arrived_and_the_sequence_gaps():
     empty = load_bench.transport_figures(published, numpy.zeros((0, 3), numpy.int64),
                                          (0, 9 * 33 * ms))
     assert (empty['arrived'], empty['sequence_gaps']) == (0, 0)
+
+
+@pytest.mark.parametrize('variable, value, loopback', [
+    ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST', True),
+    ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'SUBNET', False),
+    ('ROS_LOCALHOST_ONLY', '1', True),
+    (None, None, False),
+])
+def test_udp_stays_on_loopback_when_ros_is_kept_on_this_machine(
+        tmp_path, monkeypatch, variable, value, loopback):
+    for name in ('FASTRTPS_DEFAULT_PROFILES_FILE', 'ROS_AUTOMATIC_DISCOVERY_RANGE',
+                 'ROS_LOCALHOST_ONLY'):
+        monkeypatch.delenv(name, raising=False)
+    if variable is not None:
+        monkeypatch.setenv(variable, value)
+    environment = cloud_publisher_environment(str(tmp_path))
+    root = ElementTree.parse(environment['FASTRTPS_DEFAULT_PROFILES_FILE']).getroot()
+    (udp,) = [node for node in root.iterfind('.//fastdds:transport_descriptor', NS)
+              if node.findtext('fastdds:type', namespaces=NS) == 'UDPv4']
+    addresses = [node.text for node in udp.iterfind('.//fastdds:address', NS)]
+    assert addresses == (['127.0.0.1'] if loopback else [])

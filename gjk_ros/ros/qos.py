@@ -85,7 +85,7 @@ def safety_qos(period):
 SHM_SEGMENT_BYTES = 32 * 1024 * 1024
 # The participant profile of a cloud publisher: shared memory with that segment for local
 # subscribers, UDPv4 (Fast DDS's default) for remote ones.
-CLOUD_PUBLISHER_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
+_PROFILE_TEMPLATE = """<?xml version="1.0" encoding="UTF-8" ?>
 <profiles xmlns="http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles">
   <transport_descriptors>
     <transport_descriptor>
@@ -95,7 +95,7 @@ CLOUD_PUBLISHER_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
     </transport_descriptor>
     <transport_descriptor>
       <transport_id>udp</transport_id>
-      <type>UDPv4</type>
+      <type>UDPv4</type>%s
     </transport_descriptor>
   </transport_descriptors>
   <participant profile_name="gjk_ros_cloud_publisher" is_default_profile="true">
@@ -108,14 +108,29 @@ CLOUD_PUBLISHER_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
     </rtps>
   </participant>
 </profiles>
-""" % SHM_SEGMENT_BYTES
+"""
+# What keeps UDPv4 on the loopback interface, as ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST asks
+# (rmw_fastrtps adds a loopback-only transport of its own then; a profile's transport without
+# this list would still reach other machines).
+_LOOPBACK_ONLY = """
+      <interfaceWhiteList>
+        <address>127.0.0.1</address>
+      </interfaceWhiteList>"""
+CLOUD_PUBLISHER_PROFILE = _PROFILE_TEMPLATE % (SHM_SEGMENT_BYTES, '')
+
+
+def _localhost_only():
+    """Whether the environment keeps ROS on this machine (REP 2009's discovery range)."""
+    return os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', '').upper() in ('LOCALHOST', 'OFF') \
+        or os.environ.get('ROS_LOCALHOST_ONLY') == '1'
 
 
 def cloud_publisher_environment(folder):
     """
     Return the environment variables a cloud publisher process starts with (rmw_fastrtps).
 
-    Writes ``CLOUD_PUBLISHER_PROFILE`` to ``folder`` and names it in
+    Writes ``CLOUD_PUBLISHER_PROFILE`` (its UDPv4 kept on the loopback interface when the
+    discovery range keeps ROS on this machine) to ``folder`` and names it in
     ``FASTRTPS_DEFAULT_PROFILES_FILE``, which Fast DDS reads when the process creates its
     participant (``rclpy.init``): set it in the child's environment, or in ``os.environ``
     before ``rclpy.init``. A profile file the environment already names is kept (the user's
@@ -124,10 +139,11 @@ def cloud_publisher_environment(folder):
     if os.environ.get('FASTRTPS_DEFAULT_PROFILES_FILE'):
         return {}
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, 'gjk_ros_cloud_publisher.xml')
+    local = _localhost_only()
+    path = os.path.join(folder, 'gjk_ros_cloud_publisher%s.xml' % ('_localhost' if local else ''))
     # Written beside and renamed over: a process starting meanwhile reads a whole profile.
     partial = '%s.%d' % (path, os.getpid())
     with open(partial, 'w') as profile:
-        profile.write(CLOUD_PUBLISHER_PROFILE)
+        profile.write(_PROFILE_TEMPLATE % (SHM_SEGMENT_BYTES, _LOOPBACK_ONLY if local else ''))
     os.replace(partial, path)
     return {'FASTRTPS_DEFAULT_PROFILES_FILE': path}
