@@ -313,13 +313,19 @@ def run_arm(options):
                         marker_publisher.publish(MarkerArray(
                             markers=[make_marker(spec, stamp) for spec in specs]))
                         state['next_markers'] = time.monotonic() + 1.0
-                start, delay = pace(start, tick, period)
-                if delay > 0.0:
-                    time.sleep(delay)
+                start = keep_pace(start, tick, period)
         except KeyboardInterrupt:
             pass
         finally:
             rclpy.try_shutdown()
+
+
+def keep_pace(start, tick, period):
+    """Sleep until tick ``tick`` of a fixed-rate loop is due (``pace``); return its start."""
+    start, delay = pace(start, tick, period)
+    if delay > 0.0:
+        time.sleep(delay)
+    return start
 
 
 def pace(start, tick, period):
@@ -393,9 +399,7 @@ def run_camera(options):
                 publisher.publish(bytes(buffer))
                 stamp_log.write(f'{stamp_ns}\n')
                 tick += 1
-                start, delay = pace(start, tick, period)
-                if delay > 0.0:
-                    time.sleep(delay)
+                start = keep_pace(start, tick, period)
         except KeyboardInterrupt:
             pass
         finally:

@@ -110,14 +110,15 @@ def _offsets(rng):
     return offsets
 
 
-def _cycle(tracker, closing, poses, times, offsets, inputs=None):
+def _cycle(tracker, closing, poses, times, offsets, inputs=None, robot_speeds=True):
     """One cycle of the node's step 6; every argument per piece uid (the layout reorders)."""
     order = tracker.layout.piece_uids
     inputs = numpy.full(len(poses), InputState.OK) if inputs is None else numpy.asarray(inputs)
     poses, offsets, inputs = poses[order], offsets[order], inputs[order]
     records = tracker.compute(poses, inputs, math.inf)
     closing.update(tracker, [SHAPES[uid] for uid in order], poses, offsets, inputs,
-                   numpy.asarray(times, dtype=numpy.int64)[order], records)
+                   numpy.asarray(times, dtype=numpy.int64)[order], records,
+                   robot_speeds=robot_speeds)
     return records
 
 
@@ -170,6 +171,12 @@ def test_closing_speed_is_the_rate_of_the_exact_distance_on_constant_twists(seed
     again = _cycle(tracker, closing, _poses(bodies, t1, offsets),
                    [int(round(t1 * SECOND))] * len(SHAPES), offsets)
     numpy.testing.assert_array_equal(again['closing_speed'], records['closing_speed'])
+    # Without separation groups no v_r is computed, and the records are the same.
+    alone = _cycle(tracker, closing, _poses(bodies, t1, offsets),
+                   [int(round(t1 * SECOND))] * len(SHAPES), offsets, robot_speeds=False)
+    assert closing.robot_speeds is None
+    numpy.testing.assert_array_equal(alone['closing_speed'], records['closing_speed'])
+    numpy.testing.assert_array_equal(alone['time_to_contact'], records['time_to_contact'])
 
 
 def test_static_obstacles_are_at_rest_and_unknown_velocities_are_nan():

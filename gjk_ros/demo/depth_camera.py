@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import math
 import os
 import sys
-import tempfile
 
 from geometry_msgs.msg import TransformStamped
 from gjk_ros.demo.scene import FIXED_FRAME, main as scene_main, make_transform, ScenePublisher
@@ -329,8 +328,7 @@ class DepthCameraScene(ScenePublisher):
 
 def main(argv=None):
     """Run the demo scene with the depth camera, on the transport docs/transport.md advises."""
-    os.environ.update(cloud_publisher_environment(
-        os.path.join(tempfile.gettempdir(), 'gjk_ros')))  # read by rclpy.init in scene_main
+    os.environ.update(cloud_publisher_environment())  # read by rclpy.init in scene_main
     scene_main(argv, node_class=DepthCameraScene)
 
 

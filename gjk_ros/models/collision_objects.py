@@ -222,15 +222,20 @@ def _shape_poses(message, shapes_field, poses_field, count):
     return matrices
 
 
-def _primitive(primitive):
+def _primitive_type(primitive):
+    """Return a SolidPrimitive's ``type`` code; robowflex's shorthand names it ('box')."""
     kind = _get(primitive, 'type')
-    if isinstance(kind, str) and not kind.strip().isdigit():  # robowflex's shorthand: 'box'
+    if isinstance(kind, str) and not kind.strip().isdigit():
         names = {name.lower(): code for code, name in PRIMITIVE_NAMES.items()}
         if kind.strip().lower() not in names:
             raise ValueError(f'type: unknown SolidPrimitive type {kind!r} (box, sphere, '
                              'cylinder, cone, prism)')
         kind = names[kind.strip().lower()]
-    kind = int(kind)
+    return int(kind)
+
+
+def _primitive(primitive):
+    kind = _primitive_type(primitive)
     name = PRIMITIVE_NAMES.get(kind)
     if name is None:
         raise ValueError(f'unknown SolidPrimitive type {kind} (BOX 1, SPHERE 2, CYLINDER 3, '
@@ -511,16 +516,10 @@ def _pose_form(pose):
 
 
 def _primitive_form(primitive, resolver):
-    kind = _get(primitive, 'type')
-    if isinstance(kind, str) and not kind.strip().isdigit():  # robowflex's shorthand: 'box'
-        names = {name.lower(): code for code, name in PRIMITIVE_NAMES.items()}
-        if kind.strip().lower() not in names:
-            raise ValueError(f'type: unknown SolidPrimitive type {kind!r} (box, sphere, '
-                             'cylinder, cone, prism)')
-        kind = names[kind.strip().lower()]
+    kind = _primitive_type(primitive)
     with _Field('dimensions'):
         dimensions = [float(value) for value in _get(primitive, 'dimensions', [])]
-    form = {'type': int(kind), 'dimensions': dimensions}
+    form = {'type': kind, 'dimensions': dimensions}
     points = _get(_get(primitive, 'polygon', {}), 'points', []) or []
     if len(points):
         with _Field('polygon'):

@@ -37,9 +37,8 @@ def main(args=None):
     environment names a profile of its own.
     """
     import os
-    import tempfile
     from gjk_ros.ros.qos import cloud_publisher_environment
-    os.environ.update(cloud_publisher_environment(os.path.join(tempfile.gettempdir(), 'gjk_ros')))
+    os.environ.update(cloud_publisher_environment())
     from gjk_ros.ros.inputs.ingestion import start_worker_server
     start_worker_server()
     from gjk_ros.ros.node import main as run_node

@@ -20,6 +20,7 @@ that publishes camera clouds runs with (docs/transport.md says why and what it m
 """
 
 import os
+import tempfile
 
 from rclpy.duration import Duration
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
@@ -125,19 +126,21 @@ def _localhost_only():
         or os.environ.get('ROS_LOCALHOST_ONLY') == '1'
 
 
-def cloud_publisher_environment(folder):
+def cloud_publisher_environment(folder=None):
     """
     Return the environment variables a cloud publisher process starts with (rmw_fastrtps).
 
     Writes ``CLOUD_PUBLISHER_PROFILE`` (its UDPv4 kept on the loopback interface when the
     discovery range keeps ROS on this machine) to ``folder`` and names it in
     ``FASTRTPS_DEFAULT_PROFILES_FILE``, which Fast DDS reads when the process creates its
-    participant (``rclpy.init``): set it in the child's environment, or in ``os.environ``
+    participant (``rclpy.init``; ``folder`` defaults to ``gjk_ros`` in the temporary
+    directory): set it in the child's environment, or in ``os.environ``
     before ``rclpy.init``. A profile file the environment already names is kept (the user's
     own tuning wins), and so is any other RMW, which ignores it.
     """
     if os.environ.get('FASTRTPS_DEFAULT_PROFILES_FILE'):
         return {}
+    folder = folder or os.path.join(tempfile.gettempdir(), 'gjk_ros')
     os.makedirs(folder, exist_ok=True)
     local = _localhost_only()
     path = os.path.join(folder, 'gjk_ros_cloud_publisher%s.xml' % ('_localhost' if local else ''))

@@ -169,7 +169,8 @@ class ClosingSpeeds:
 
     ``robot_speeds`` (r,) holds, after each update, each record's ``v_r``: its link's speed
     towards the obstacle (measured records), or the bound on its link's point speeds (the
-    others); NaN where the link's velocity is unknown.
+    others); NaN where the link's velocity is unknown; None after an update that did not ask
+    for them (no separation groups).
     """
 
     def __init__(self):
@@ -179,7 +180,7 @@ class ClosingSpeeds:
         self._pieces = None  # (records with pieces, their link piece, their obstacle piece)
         self._spheres = None  # (centres, radii) of the pieces, and each piece pair's record
 
-    def update(self, tracker, shapes, poses, origins, inputs, times, records):
+    def update(self, tracker, shapes, poses, origins, inputs, times, records, robot_speeds=True):
         """
         Write each record's rate fields (in place).
 
@@ -187,6 +188,8 @@ class ClosingSpeeds:
         its pieces' shapes, ``poses``, ``origins``, ``inputs`` and ``times`` the pieces' poses,
         their poses in their frames (``Layout.placement``), input states and transform data
         times (int ns, ``Frames.pose_pieces``), ``records`` the tracker's records this cycle.
+        ``robot_speeds``: also fill :attr:`robot_speeds` (only the separation groups read it;
+        None otherwise).
         """
         samples = self.velocities.update(tracker.layout.piece_uids, frame_poses(poses, origins),
                                          inputs, times)
@@ -199,21 +202,27 @@ class ClosingSpeeds:
         index, link_pieces, obstacle_pieces = having[measured], link_pieces[measured], \
             obstacle_pieces[measured]
         link, obstacle = _vectors(records, 'link', index), _vectors(records, 'obstacle', index)
-        world_centres = numpy.einsum('nij,nj->ni', poses[:, :3, :3], centres) + poses[:, :3, 3]
-        # One call for every point: the witnesses of both sides and the pieces' centres.
+        points, pieces = [link, obstacle], [link_pieces, obstacle_pieces]
+        if robot_speeds:  # and the pieces' centres, for the bound of the records not measured
+            points.append(numpy.einsum('nij,nj->ni', poses[:, :3, :3], centres) +
+                          poses[:, :3, 3])
+            pieces.append(numpy.arange(len(poses)))
+        # One call for every point.
         count = len(index)
-        velocities = _point_velocities(
-            samples, numpy.concatenate([link_pieces, obstacle_pieces, numpy.arange(len(poses))]),
-            numpy.concatenate([link, obstacle, world_centres]))
+        velocities = _point_velocities(samples, numpy.concatenate(pieces),
+                                       numpy.concatenate(points))
         link_velocity = velocities[:count]
-        self.robot_speeds = _link_speed_bounds(samples, velocities[2 * count:], radii,
-                                               self._layout.pairs[:, 0], owner, len(records))
         normal = _vectors(records, 'normal', index)
         rate = distance_rate(normal, link_velocity, velocities[count:2 * count])
         # + 0.0: a pair at rest reads 0, not -0.
         records['closing_speed'][index] = -rate + 0.0
-        self.robot_speeds[index] = -distance_rate(normal, link_velocity,
-                                                  numpy.zeros_like(link_velocity)) + 0.0
+        self.robot_speeds = None
+        if robot_speeds:
+            self.robot_speeds = _link_speed_bounds(samples, velocities[2 * count:], radii,
+                                                   self._layout.pairs[:, 0], owner,
+                                                   len(records))
+            self.robot_speeds[index] = -distance_rate(normal, link_velocity,
+                                                      numpy.zeros_like(link_velocity)) + 0.0
         # An APPROXIMATE distance is known within its bound: contact comes no later than the
         # lower end's.
         records['time_to_contact'][index] = time_to_contact(

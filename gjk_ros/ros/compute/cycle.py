@@ -228,7 +228,7 @@ class Cycle:
         records = tracker.compute(poses, inputs, config.max_distance)
         self._sweep(records, poses)
         self.closing.update(tracker, layout.shapes, poses, origins, inputs, transform_times,
-                            records)
+                            records, robot_speeds=bool(config.separation_groups))
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
                        tracker.warm_pairs, tracker.iterations)
         # 7. Readiness: can the minimum vouch for the whole scope?
