@@ -54,6 +54,15 @@ def process_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def parent_pid(pid):
+    """Return the parent pid of process ``pid`` (field 4 of ``/proc/<pid>/stat``), or None."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return int(stat.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def launch_node_command(rate_hz, parameters=(), params_file=PARAMS_FILE):
     """
     Return the node's command line as the launch file starts it, plus ``name:=value`` overrides.

@@ -44,7 +44,7 @@ asserts nothing about speed; each row prints the issue's target beside the measu
 
 import argparse
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import math
 import os
 import sys
@@ -52,8 +52,9 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 
-from bench import live_node
+from bench import live_node, load_shards
 from bench.load_publishers import camera_name, camera_topic, robot_description
+from gjk_ros.demo.monitor import NODE_NAME
 from gjk_ros.ros.qos import cloud_publisher_environment
 import numpy
 
@@ -65,18 +66,31 @@ MATCH_TOLERANCE_NS = 1_000_000
 
 @dataclass(frozen=True)
 class Target:
-    """A figure the issue asks for: ``metric`` ``bound`` (``<=`` or ``>=``) ``value``."""
+    """
+    A figure the issue asks for: ``metric`` ``bound`` (``<=`` or ``>=``) ``value``.
+
+    With ``reference`` (a row key) the value is that row's same figure measured in the same run
+    (``against``): the shard rows are judged against one node under the same conditions.
+    """
 
     metric: str
     bound: str
     value: float
     text: str
+    reference: str = ''
 
     def met(self, measured):
         """Return True/False, or None when nothing was measured."""
-        if measured is None or not math.isfinite(measured):
+        if measured is None or not math.isfinite(measured) or not math.isfinite(self.value):
             return None
         return measured <= self.value if self.bound == '<=' else measured >= self.value
+
+    def against(self, measured_rows):
+        """Return this target with its reference row's figure as value (NaN if not run)."""
+        if not self.reference:
+            return self
+        value = measured_rows.get(self.reference, {}).get(self.metric, math.nan)
+        return replace(self, value=value)
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,13 @@ class Row:
         The issue's "Done means" for this row.
     filed : str
         What the issue measured for it when it was filed.
+    shards : int
+        0: one node; else that many shards started by ``launch/shards.launch.py`` and the
+        aggregator (``bench.load_shards``): split by obstacles, or two cameras each.
+    safety_only : bool
+        The benchmark reads only the safety path (``~/safety``, ``~/safety_detail``: the
+        aggregator's with shards), not ``~/distances``: the compared rows load the machine
+        alike (no node builds a record cloud, no one decodes it).
 
     """
 
@@ -115,11 +136,56 @@ class Row:
     max_distance: object = None
     targets: tuple = ()
     filed: str = ''
+    shards: int = 0
+    safety_only: bool = False
 
     @property
     def cycle_ms(self):
         """Return the node's period, ms."""
         return 1000.0 / self.rate_hz
+
+
+# The shard comparison's load: one node at this many obstacles just holds 100 Hz on this machine
+# (obstacles1000 took a full core at 9.6 ms a cycle); shards2 has SHARD_GROWTH times as many.
+SHARD_BASE_OBSTACLES = 600
+SHARD_GROWTH = 1.6
+SAFETY_P99 = 'safety_latency_p99_ms'
+
+
+def shard_rows(base=SHARD_BASE_OBSTACLES):
+    """
+    Return the rows that measure how throughput grows with shards, ``base`` obstacles at 1x.
+
+    ``single_1x`` is the reference (one node that just holds 100 Hz), ``single_1.6x`` one node
+    with the shards' load (for contrast), ``shards2`` two shards with it: met when its TF ->
+    ~/safety p99 is at most the reference's in the same run. Only the safety path is read.
+    """
+    grown = round(SHARD_GROWTH * base)
+    same = 'at most single_1x in the same run'
+    return (
+        Row('single_1x', f'{base} obstacles on one node (the shard reference), safety path only',
+            obstacles=base, safety_only=True,
+            targets=(Target('node_cycles_hz', '>=', 99.0, 'one node just holds 100 Hz'),),
+            filed='not measured'),
+        Row('single_1.6x', f'{grown} obstacles on one node (contrast), safety path only',
+            obstacles=grown, safety_only=True,
+            targets=(Target(SAFETY_P99, '<=', math.nan, f'TF -> ~/safety p99 {same}',
+                            'single_1x'),),
+            filed='not measured'),
+        Row('shards2', f'{grown} obstacles on two shards and the aggregator (half each)',
+            obstacles=grown, shards=2, safety_only=True,
+            targets=(Target(SAFETY_P99, '<=', math.nan,
+                            f"TF -> aggregator's ~/safety p99 {same}", 'single_1x'),
+                     Target('ready_pct', '>=', math.nan, f'answers measured (ready) {same}',
+                            'single_1x')),
+            filed='not measured'),
+        Row('camera4_shards', 'four cameras on two shards (two each) and the aggregator',
+            cameras=4, shards=2,
+            targets=(Target('cloud_latency_p99_ms', '<=', 100.0,
+                            'cloud -> aggregator output p99 <= 100 ms'),
+                     Target('camera_used_hz_min', '>=', 10.0, 'every camera used at >= 10 Hz')),
+            filed='not measured'),
+    )
 
 
 ROWS = (
@@ -149,8 +215,9 @@ ROWS = (
         targets=(Target('latency_p99_cycles', '<=', 2.0, 'latency <= 2 cycles (p99)'),
                  Target('drops_reported', '>=', 1.0, 'drops counted in /diagnostics')),
         filed='queues grow to a second of latency'),
-)
+) + shard_rows()
 ROW_KEYS = tuple(row.key for row in ROWS)
+SHARD_ROW_KEYS = tuple(row.key for row in shard_rows())
 
 
 @dataclass
@@ -164,6 +231,7 @@ class Options:
     camera_qos: str = 'reliable'
     camera_transport: str = 'shm'
     transport: bool = False
+    shard_obstacles: int = SHARD_BASE_OBSTACLES
 
 
 def parse_args(argv=None):
@@ -188,6 +256,10 @@ def parse_args(argv=None):
     parser.add_argument('--transport', action='store_true',
                         help='measure the transport table instead (one camera to a raw '
                              'subscriber per transport and QoS: docs/transport.md)')
+    parser.add_argument('--shard-obstacles', type=int, default=SHARD_BASE_OBSTACLES,
+                        help='obstacles of single_1x, the shard reference (single_1.6x and '
+                             'shards2 have %g times as many; default %d)'
+                             % (SHARD_GROWTH, SHARD_BASE_OBSTACLES))
     parser.add_argument('--startup-timeout', type=float, default=180.0,
                         help='seconds to wait for the node to list every body')
     parser.add_argument('--results-dir', default=live_node.RESULTS_DIR)
@@ -195,34 +267,55 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if any(value is not None and value <= 0.0 for value in (args.duration, args.warmup)):
         parser.error('--duration and --warmup must be positive')
+    if not 1 <= args.shard_obstacles <= 10000:
+        parser.error('--shard-obstacles must be in [1, 10000]')
     options = Options(steady_timeout=10.0 if args.quick else 20.0,
                       startup_timeout=args.startup_timeout, camera_qos=args.camera_qos,
                       camera_transport=args.camera_transport)
     options.duration = args.duration or (5.0 if args.quick else 15.0)
     options.warmup = args.warmup or (2.0 if args.quick else 5.0)
     options.transport = args.transport
-    rows = [row for row in ROWS if row.key in args.rows]
+    options.shard_obstacles = args.shard_obstacles
+    table = ROWS[:-len(shard_rows())] + shard_rows(args.shard_obstacles)
+    rows = [row for row in table if row.key in args.rows]
     return rows, options, args.results_dir, args.domain_id
 
 
 # -- one row ----------------------------------------------------------------------------------
 
-def node_parameters(row, options):
-    """Return the ``name:=value`` assignments the row adds to the parameter file."""
-    parameters = []
+def row_parameters(row, options, cameras=None):
+    """
+    Return {name: value} the row adds to the parameter file (a camera's as ``<name>.<key>``).
+
+    ``cameras``: the indices of the cameras this node reads (default every camera of the row).
+    """
+    parameters = {}
     if row.max_distance is not None:
-        parameters.append(f'max_distance:={row.max_distance}')
+        parameters['max_distance'] = row.max_distance
     if row.obstacles:
         # Published once (then acknowledged): static, or they would go STALE after
         # obstacle_timeout as a silent source.
-        parameters.append("static_obstacle_namespaces:=['*']")
-    if row.cameras:
-        names = [camera_name(index) for index in range(row.cameras)]
-        parameters.append('observation_sources:=[%s]' % ', '.join(f"'{n}'" for n in names))
-        for index, name in enumerate(names):
-            parameters += [f'{name}.type:=pointcloud', f'{name}.topic:={camera_topic(index)}',
-                           f'{name}.qos:={options.camera_qos}', f'{name}.min_height:=0.02']
+        parameters['static_obstacle_namespaces'] = ['*']
+    indices = range(row.cameras) if cameras is None else cameras
+    if indices:
+        parameters['observation_sources'] = [camera_name(index) for index in indices]
+        for index in indices:
+            name = camera_name(index)
+            parameters.update({f'{name}.type': 'pointcloud', f'{name}.topic': camera_topic(index),
+                               f'{name}.qos': options.camera_qos, f'{name}.min_height': 0.02})
     return parameters
+
+
+def assignment(name, value):
+    """Return ``name:=value`` as a ``-p`` argument writes it (a list of strings quoted)."""
+    if isinstance(value, (list, tuple)):
+        value = '[%s]' % ', '.join(f"'{item}'" for item in value)
+    return f'{name}:={value}'
+
+
+def node_parameters(row, options):
+    """Return the ``name:=value`` assignments the row adds to the parameter file."""
+    return [assignment(name, value) for name, value in row_parameters(row, options).items()]
 
 
 def collision_links(urdf):
@@ -232,26 +325,40 @@ def collision_links(urdf):
 
 
 class Recorder:
-    """What the subscriber callbacks collect (one row)."""
+    """
+    What the subscriber callbacks collect (one row).
 
-    def __init__(self, row, camera_ids=None):
+    ``nodes``: the fully qualified names of the distance nodes (one, or the shards);
+    ``source``: the node whose safety outputs are the answer (that node, or the aggregator).
+    """
+
+    def __init__(self, row, nodes=(f'/{NODE_NAME}',), source=None):
         self.row = row
-        # (receive_ns, stamp_ns, records per status, {camera: stamp_ns}) per output.
-        self.samples = []
-        self.safety = []         # (receive_ns, stamp_ns) per ~/safety message
-        self.compute = []        # compute entries of the periods inside the window
+        self.nodes = tuple(nodes)
+        self.source = source or self.nodes[0]
+        # (receive_ns, stamp_ns, records per status, {camera: stamp_ns}) per output, per node.
+        self.samples = {node: [] for node in self.nodes}
+        self.safety = []         # (receive_ns, stamp_ns) per ~/safety message of the source
+        self.measured = []       # per ~/safety_detail of the source: ready, minimum not -inf
+        self.last_measured = False
+        self.compute = {node: [] for node in self.nodes}  # compute entries inside the window
         self.drops = {}
-        self.instance = None
-        self.names = None
-        self.last_width = 0
-        self.steady = False
+        self.instances = {}      # {node: 'host:pid'} of every process that answers
+        self.names = {}
+        self.camera_ids = {}
+        self.last_width = {}
+        self.steady_nodes = {}
         self.recording = False
-        self.camera_ids = camera_ids or {}
 
-    def on_distances(self, message):
+    @property
+    def steady(self):
+        """Whether every node kept up over its last diagnostics period."""
+        return all(self.steady_nodes.get(node, False) for node in self.nodes)
+
+    def on_distances(self, node, message):
         """Record the receive time first, then the stamp, statuses and camera stamps."""
         received = time.time_ns()
-        self.last_width = message.width
+        self.last_width[node] = message.width
         if not self.recording:
             return
         from gjk_ros.ros.records import PairStatus, records_from_cloud
@@ -259,8 +366,8 @@ class Recorder:
         records = records_from_cloud(message)
         stamp = message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec
         counts = numpy.bincount(records['status'], minlength=len(PairStatus))
-        self.samples.append((received, stamp, counts,
-                             camera_stamps(records, stamp, self.camera_ids)))
+        self.samples[node].append((received, stamp, counts, camera_stamps(
+            records, stamp, self.camera_ids.get(node, {}))))
 
     def on_safety(self, message):
         """Record when a ~/safety message came and its stamp (the small, safety-path output)."""
@@ -269,28 +376,51 @@ class Recorder:
             self.safety.append((received, message.header.stamp.sec * 1_000_000_000 +
                                 message.header.stamp.nanosec))
 
-    def on_names(self, message):
-        """Keep the latest names JSON (and the camera sources' obstacle ids)."""
+    def on_detail(self, message):
+        """Record whether a ~/safety_detail answer vouches for a measurement."""
+        if not message.status:
+            return
+        values = {entry.key: entry.value for entry in message.status[0].values}
+        self.last_measured = (values.get('ready') == 'true' and
+                              values.get('min_distance') not in (None, '-inf', 'nan'))
+        if self.recording:
+            self.measured.append(self.last_measured)
+
+    def on_names(self, node, message):
+        """Keep a node's latest names JSON (and its camera sources' obstacle ids)."""
         from gjk_ros.ros.records import names_from_json
 
-        self.names = message.data
+        self.names[node] = message.data
         _, obstacles = names_from_json(message.data)
-        self.camera_ids = {name: obstacle_id for obstacle_id, name in obstacles.items()
-                           if name.startswith('camera')}
+        self.camera_ids[node] = {name: obstacle_id for obstacle_id, name in obstacles.items()
+                                 if name.startswith('camera')}
 
     def on_diagnostics(self, message):
-        """Keep the compute entries, the drop counts and which process answers."""
+        """Keep the compute entries, the drop counts and which processes answer."""
         for status in message.status:
-            if status.name.endswith(': inputs'):
-                self.instance = {e.key: e.value for e in status.values}.get('instance')
+            node, _, entry = ('/' + status.name).rpartition(': ')
+            if entry in ('inputs', 'aggregate'):
+                self.instances[node] = {e.key: e.value for e in status.values}.get('instance')
         values = live_node.compute_values(message)
-        if values is None:
+        node = next((('/' + s.name).rpartition(': ')[0] for s in message.status
+                     if s.name.endswith(': compute')), None)
+        if values is None or node not in self.compute:
             return
         if self.recording:
-            self.compute.append(values)
-            self.drops = live_node.drop_counts(message)
-        self.steady = (int(values.get('rebuilds', 1)) == 0 and int(values.get('cycles', 0))
-                       >= STEADY_CYCLE_SHARE * self.row.rate_hz)
+            self.compute[node].append(values)
+            self.drops.update(live_node.drop_counts(message))
+        self.steady_nodes[node] = (int(values.get('rebuilds', 1)) == 0 and int(values.get(
+            'cycles', 0)) >= STEADY_CYCLE_SHARE * self.row.rate_hz)
+
+    def listed(self, links, bodies):
+        """Tell whether every node lists the links and, together, ``bodies`` obstacles."""
+        from gjk_ros.ros.records import names_from_json
+
+        if any(node not in self.names for node in self.nodes):
+            return False
+        tables = [names_from_json(self.names[node]) for node in self.nodes]
+        return (all(len(links_of) >= links for links_of, _ in tables) and
+                len(set().union(*(obstacles.values() for _, obstacles in tables))) >= bodies)
 
 
 def camera_stamps(records, stamp_ns, camera_ids):
@@ -316,33 +446,38 @@ def camera_stamps(records, stamp_ns, camera_ids):
 
 
 def subscribe(recorder):
-    """Create the benchmark's subscriber node."""
+    """Create the benchmark's subscriber node: the nodes' names (and records), the answer."""
     from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.node import Node
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import PointCloud2, Range
     from std_msgs.msg import String
 
-    from gjk_ros.demo.monitor import NODE_NAME
     from gjk_ros.ros.qos import LATCHED_QOS
 
     node = Node('gjk_load_bench')
     # Reliable and deep: every output the node sends is counted, none lost here.
     stream = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-    node.create_subscription(PointCloud2, f'/{NODE_NAME}/distances', recorder.on_distances,
-                             stream)
-    node.create_subscription(Range, f'/{NODE_NAME}/safety', recorder.on_safety, stream)
-    node.create_subscription(String, f'/{NODE_NAME}/names', recorder.on_names, LATCHED_QOS)
+    for name in recorder.nodes:
+        if not recorder.row.safety_only:
+            node.create_subscription(PointCloud2, f'{name}/distances', lambda message, name=name:
+                                     recorder.on_distances(name, message), stream)
+        node.create_subscription(String, f'{name}/names', lambda message, name=name:
+                                 recorder.on_names(name, message), LATCHED_QOS)
+    node.create_subscription(Range, f'{recorder.source}/safety', recorder.on_safety, stream)
+    node.create_subscription(DiagnosticArray, f'{recorder.source}/safety_detail',
+                             recorder.on_detail, stream)
     node.create_subscription(DiagnosticArray, '/diagnostics', recorder.on_diagnostics, 10)
     return node
 
 
-def start_publishers(row, options, children, work_dir):
+def start_publishers(row, options, children, work_dir, nodes=None):
     """Start the arm and the cameras; return {publisher: stamp log path}."""
     logs = {'arm': os.path.join(work_dir, 'arm_stamps.txt')}
+    names = [item for node in nodes or () for item in ('--names-topic', f'{node}/names')]
     children.start('arm', [sys.executable, '-m', 'bench.load_publishers', 'arm', '--rate-hz',
                            str(row.tf_rate_hz), '--frames', str(row.frames), '--obstacles',
-                           str(row.obstacles), '--stamp-log', logs['arm']])
+                           str(row.obstacles), '--stamp-log', logs['arm']] + names)
     environment = []
     if row.cameras and options.camera_transport == 'shm':
         environment = ['env'] + ['%s=%s' % item for item in
@@ -363,6 +498,57 @@ def read_stamps(path):
                                       dtype=numpy.int64))
 
 
+def start_nodes(row, options, children, work_dir):
+    """
+    Start the row's distance node(s); return (Recorder, the node's pid or None with shards).
+
+    Shards: ``ros2 launch launch/shards.launch.py`` with the row's shards file
+    (``bench.load_shards``); their pids come from their ``/diagnostics`` instance.
+    """
+    if not row.shards:
+        pid = children.start('node', live_node.launch_node_command(
+            row.rate_hz, node_parameters(row, options)))
+        return Recorder(row), pid
+    shards_file = load_shards.write_shards_file(
+        row, lambda cameras: row_parameters(row, options, cameras), work_dir)
+    children.start('launch', load_shards.launch_command(shards_file))
+    return Recorder(row, load_shards.shard_nodes(row.shards), load_shards.AGGREGATOR), None
+
+
+def started(recorder, links, bodies):
+    """Tell whether the node(s) list every body and the answer rests on all of them."""
+    if not recorder.listed(links, bodies):
+        return False
+    if recorder.row.shards and len(recorder.instances) < recorder.row.shards + 1:
+        return False  # every shard and the aggregator named their process
+    if recorder.row.safety_only:
+        return recorder.last_measured
+    return sum(recorder.last_width.get(node, 0) for node in recorder.nodes) >= links * bodies
+
+
+def processes(recorder, children, node_pid):
+    """
+    Return {name: pid} of the processes whose CPU the row reports.
+
+    Raises RuntimeError when an answering process is not one this benchmark started (a shared
+    ROS domain): the single node by its pid, each shard and the aggregator as a child of the
+    launch process.
+    """
+    pids = dict(children.pids(), bench=os.getpid())
+    if node_pid is not None:
+        instance = recorder.instances.get(recorder.source)
+        if instance is not None and not instance.endswith(f':{node_pid}'):
+            raise RuntimeError(f'the node that answered is {instance}, not the one this '
+                               f'benchmark started (pid {node_pid}): is the ROS domain shared?')
+        return pids
+    for name, pid in load_shards.shard_pids(recorder.instances).items():
+        if live_node.parent_pid(pid) != pids['launch']:
+            raise RuntimeError(f'{name} (pid {pid}) is not a child of the launch this '
+                               'benchmark started: is the ROS domain shared?')
+        pids[name] = pid
+    return pids
+
+
 def measure(row, options, work_dir):
     """Run one row: start everything, wait, measure, stop; return the raw figures."""
     import rclpy
@@ -372,18 +558,16 @@ def measure(row, options, work_dir):
     urdf, robot_label = robot_description()
     links = collision_links(urdf)
     children = live_node.Children(work_dir)
-    recorder = Recorder(row)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     try:
-        node_pid = children.start('node', live_node.launch_node_command(
-            row.rate_hz, node_parameters(row, options)))
-        logs = start_publishers(row, options, children, work_dir)
+        recorder, node_pid = start_nodes(row, options, children, work_dir)
+        logs = start_publishers(row, options, children, work_dir,
+                                recorder.nodes if row.shards else None)
         executor = SingleThreadedExecutor()
         executor.add_node(subscribe(recorder))
-        bodies = row.obstacles + row.cameras
-        live_node.spin_until(executor, lambda: live_node.names_listed(
-            recorder.names, links, bodies) and recorder.last_width >= links * bodies,
-            options.startup_timeout, children)
+        live_node.spin_until(executor, lambda: started(recorder, links,
+                                                       row.obstacles + row.cameras),
+                             options.startup_timeout, children)
         steady_start, steady = time.monotonic(), True
         try:
             live_node.spin_until(executor, lambda: recorder.steady, options.steady_timeout,
@@ -392,7 +576,7 @@ def measure(row, options, work_dir):
             steady = False  # Measured anyway: the report says the node never kept up.
         steady_wait = time.monotonic() - steady_start
         live_node.spin_for(executor, options.warmup, children)
-        pids = dict(children.pids(), bench=os.getpid())
+        pids = processes(recorder, children, node_pid)
         cpu_start = {name: live_node.process_cpu_seconds(pid) for name, pid in pids.items()}
         load = [os.getloadavg()[0], None]
         window = [time.time_ns(), None]
@@ -407,16 +591,31 @@ def measure(row, options, work_dir):
     finally:
         children.stop()
         rclpy.try_shutdown()
-    if recorder.instance is not None and not recorder.instance.endswith(f':{node_pid}'):
-        raise RuntimeError(f'the node that answered is {recorder.instance}, not the one this '
-                           f'benchmark started (pid {node_pid}): is the ROS domain shared?')
-    return {'samples': recorder.samples, 'safety': recorder.safety,
-            'compute': recorder.compute, 'drops': recorder.drops,
-            'stamps': {name: read_stamps(path) for name, path in logs.items()},
-            'window_ns': tuple(window), 'load': tuple(load), 'wall_s': wall, 'cpu_s': cpu,
-            'links': links,
-            'robot': robot_label, 'steady': steady, 'steady_wait_s': steady_wait,
-            'parameters': node_parameters(row, options)}
+    raw = {'safety': recorder.safety, 'measured': recorder.measured, 'drops': recorder.drops,
+           'stamps': {name: read_stamps(path) for name, path in logs.items()},
+           'window_ns': tuple(window), 'load': tuple(load), 'wall_s': wall, 'cpu_s': cpu,
+           'links': links, 'robot': robot_label, 'steady': steady,
+           'steady_wait_s': steady_wait}
+    if not row.shards:
+        node = recorder.nodes[0]
+        return dict(raw, samples=recorder.samples[node], compute=recorder.compute[node],
+                    parameters=node_parameters(row, options))
+    shard = {node: node.strip('/').split('/')[0] for node in recorder.nodes}
+    samples = {shard[node]: mine for node, mine in recorder.samples.items()}
+    return dict(raw, shard_samples=samples,
+                shard_compute={shard[node]: mine for node, mine in recorder.compute.items()},
+                samples=[] if row.safety_only else load_shards.aggregate_samples(
+                    recorder.safety, samples),
+                compute=[], parameters=shard_assignments(row, options))
+
+
+def shard_assignments(row, options):
+    """Return ``<shard>: name:=value`` texts of every shard's overrides (the report's)."""
+    document = load_shards.shards_document(
+        row, lambda cameras: row_parameters(row, options, cameras))
+    return [f'{shard}: ' + ', '.join(assignment(name, value) for name, value in
+                                     entry['parameters'].items() if not isinstance(value, dict))
+            for shard, entry in document['shards'].items()]
 
 
 # -- figures ----------------------------------------------------------------------------------
@@ -442,10 +641,21 @@ def _quantiles(values_ms):
 
 
 def summarise(row, raw):
-    """Return {metric: value} of one row (NaN where nothing was measured)."""
+    """
+    Return {metric: value} of one row (NaN where nothing was measured).
+
+    ``raw['samples']`` are the outputs the row reads: the node's records, or with shards one
+    per aggregator output (``load_shards.aggregate_samples``); a safety-only row has none, and
+    its outputs are the ``~/safety`` messages.
+    """
     samples, wall = raw['samples'], raw['wall_s']
-    figures = {'output_hz': len(samples) / wall}
-    figures.update(status_shares(samples))
+    outputs = raw['safety'] if row.safety_only else samples
+    figures = {'output_hz': len(outputs) / wall}
+    records = [s for mine in raw.get('shard_samples', {}).values() for s in mine] \
+        if row.shards else samples
+    figures.update(status_shares(records))
+    measured = raw.get('measured') or []
+    figures['ready_pct'] = 100.0 * sum(measured) / len(measured) if measured else math.nan
     receive = numpy.array([s[0] for s in samples], dtype=numpy.int64)
     stamps = numpy.array([s[1] for s in samples], dtype=numpy.int64)
     start, end = raw['window_ns']
@@ -464,6 +674,12 @@ def summarise(row, raw):
     matched = safety[numpy.isin(safety[:, 1], arm)] if len(safety) else safety
     p50, p99, _ = _quantiles((matched[:, 0] - matched[:, 1]) / 1e6)
     figures.update(safety_latency_p50_ms=p50, safety_latency_p99_ms=p99)
+    if row.shards:
+        # An aggregated answer is sent on every shard's summary, each time resting on the
+        # oldest shard's stamp: the first arrival of a stamp is the shards' own latency.
+        first = load_shards.first_arrivals(matched)
+        figures['safety_first_latency_p99_ms'] = _quantiles((first[:, 0] - first[:, 1])
+                                                            / 1e6)[1]
     if row.cameras:
         figures.update(camera_figures(row, raw, receive))
     figures.update(node_figures(raw))
@@ -530,7 +746,6 @@ def _nearest(stamps, published):
 
 def node_figures(raw):
     """Return the node's own counters (per cycle, machine-independent) and the CPU shares."""
-    periods = [p for p in raw['compute'] if int(p.get('cycles', 0)) > 0]
     figures = {}
     cpu = raw['cpu_s']
     for name, seconds in cpu.items():
@@ -539,24 +754,40 @@ def node_figures(raw):
     if cameras:
         figures['cpu_cameras_pct'] = 100.0 * sum(cameras) / raw['wall_s']
     figures['load_start'], figures['load_end'] = raw['load']
+    figures['drops_reported'] = _drops(raw['drops'])
+    shards = raw.get('shard_compute')
+    if not shards:
+        return dict(figures, **cycle_figures(raw['compute']))
+    # Sharded: each shard's counters, and the robot's (records summed, the slowest shard's
+    # cycles); CPU of the shards and the aggregator together.
+    for shard, periods in shards.items():
+        figures.update({f'{shard}_{key}': value
+                        for key, value in cycle_figures(periods).items()})
+    figures['node_cycles_hz'] = min(figures[f'{shard}_node_cycles_hz'] for shard in shards)
+    for key in ('pairs', 'piece_pairs', 'computed_piece_pairs'):
+        figures[key] = sum(figures[f'{shard}_{key}'] for shard in shards)
+    figures['cpu_shards_pct'] = sum(figures.get(f'cpu_{name}_pct', 0.0)
+                                    for name in list(shards) + ['aggregator'])
+    return figures
+
+
+def cycle_figures(compute):
+    """Return a node's cycle counters over its diagnostics periods (cycle-weighted means)."""
+    periods = [p for p in compute if int(p.get('cycles', 0)) > 0]
     if not periods:
-        return dict(figures, node_cycles_hz=math.nan, cycle_time_ms=math.nan,
-                    core_time_ms=math.nan, pairs=math.nan, computed_piece_pairs=math.nan,
-                    drops_reported=_drops(raw['drops']))
+        return {key: math.nan for key in ('node_cycles_hz', 'cycle_time_ms', 'core_time_ms',
+                                          'pairs', 'piece_pairs', 'computed_piece_pairs')}
     cycles = numpy.array([int(p['cycles']) for p in periods], dtype=float)
 
     def weighted(key):
         return float(numpy.average([float(p[key]) for p in periods], weights=cycles))
-    figures.update(
-        node_cycles_hz=float(cycles.sum()) / len(periods),
-        cycle_time_ms=weighted('cycle_time_mean_ms'),
-        core_time_ms=weighted('compute_time_mean_ms'),
-        pairs=float(numpy.mean([int(p['pairs']) for p in periods])),
-        piece_pairs=float(numpy.mean([int(p['piece_pairs']) for p in periods])),
-        computed_piece_pairs=float(sum(int(p['computed_piece_pairs']) for p in periods)
-                                   / cycles.sum()),
-        drops_reported=_drops(raw['drops']))
-    return figures
+    return {'node_cycles_hz': float(cycles.sum()) / len(periods),
+            'cycle_time_ms': weighted('cycle_time_mean_ms'),
+            'core_time_ms': weighted('compute_time_mean_ms'),
+            'pairs': float(numpy.mean([int(p['pairs']) for p in periods])),
+            'piece_pairs': float(numpy.mean([int(p['piece_pairs']) for p in periods])),
+            'computed_piece_pairs': float(sum(int(p['computed_piece_pairs']) for p in periods)
+                                          / cycles.sum())}
 
 
 def _drops(drops):
@@ -583,6 +814,9 @@ METRICS = (
     ('latency_p99_cycles', 'TF -> output latency p99 in cycles', 'cycles', '%.2f'),
     ('safety_latency_p50_ms', 'TF -> ~/safety latency p50', 'ms', '%.1f'),
     ('safety_latency_p99_ms', 'TF -> ~/safety latency p99', 'ms', '%.1f'),
+    ('safety_first_latency_p99_ms', 'TF -> ~/safety latency p99, first answer of each stamp',
+     'ms', '%.1f'),
+    ('ready_pct', 'answers measured (~/safety_detail ready, minimum not -inf)', '%', '%.1f'),
     ('latency_max_cycles', 'TF -> output latency max in cycles', 'cycles', '%.2f'),
     ('cloud_matched_pct', 'camera records matched to a published cloud', '%', '%.1f'),
     ('clouds_used_pct', 'clouds used (all cameras)', '%', '%.1f'),
@@ -597,6 +831,9 @@ METRICS = (
     ('piece_pairs', 'piece pairs', '', '%.0f'),
     ('computed_piece_pairs', 'piece pairs computed per cycle', '', '%.0f'),
     ('cpu_node_pct', 'node CPU', '% of a core', '%.0f'),
+    ('cpu_shards_pct', 'shards and aggregator CPU, together', '% of a core', '%.0f'),
+    ('cpu_aggregator_pct', 'aggregator CPU', '% of a core', '%.0f'),
+    ('cpu_launch_pct', 'ros2 launch process CPU', '% of a core', '%.0f'),
     ('cpu_arm_pct', 'arm publisher CPU (harness)', '% of a core', '%.0f'),
     ('cpu_bench_pct', 'this subscriber CPU (harness)', '% of a core', '%.0f'),
     ('cpu_cameras_pct', 'camera publishers CPU, together (harness)', '% of a core', '%.0f'),
@@ -640,9 +877,7 @@ def summary_table(results):
 def row_section(row, figures, raw):
     """Markdown section of one row: settings, every figure, drops."""
     lines = [f'### {row.key}: {row.title}', '',
-             f'Node: `rate_hz` {row.rate_hz:g}, parameter file config/gjk_distance.yaml plus '
-             f"{', '.join('`%s`' % p for p in raw['parameters']) or 'nothing'}. Publishers: "
-             f'arm /tf at {row.tf_rate_hz:g} Hz ('
+             f'{nodes_text(row, raw)} Publishers: arm /tf at {row.tf_rate_hz:g} Hz ('
              f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
              f'{row.obstacles} obstacle markers; {row.cameras} camera(s) 640x480 at 30 Hz '
              f"({raw.get('camera_qos', 'reliable')}, transport "
@@ -657,9 +892,32 @@ def row_section(row, figures, raw):
         name = camera_name(index)
         lines.append(f"| {name}: published / used | {figures[f'{name}_published_hz']:.1f} / "
                      f"{figures[f'{name}_used_hz']:.1f} | Hz |")
+    for shard in raw.get('shard_compute', {}):
+        lines.append(f'| {shard}: cycles per second, cycle time, records, CPU | '
+                     + ', '.join(format_value(metric, figures.get(key, math.nan)) for metric, key
+                                 in (('node_cycles_hz', f'{shard}_node_cycles_hz'),
+                                     ('cycle_time_ms', f'{shard}_cycle_time_ms'),
+                                     ('pairs', f'{shard}_pairs'),
+                                     ('cpu_node_pct', f'cpu_{shard}_pct')))
+                     + ' | Hz, ms, -, % of a core |')
     drops = '; '.join(f'{key} = {value}' for key, value in sorted(raw['drops'].items()))
     lines += ['', f"Drops in /diagnostics: {drops or 'not reported'}.", '']
     return lines
+
+
+def nodes_text(row, raw):
+    """Say how the row's node(s) ran, with the parameters the row adds to the file."""
+    added = ', '.join('`%s`' % p for p in raw['parameters']) or 'nothing'
+    what = 'the node outputs' if not row.shards else "the aggregator's outputs"
+    reads = (f'The benchmark reads {what} ~/safety and ~/safety_detail only (no ~/distances: '
+             'none is built).' if row.safety_only else '')
+    if not row.shards:
+        return (f'Node: `rate_hz` {row.rate_hz:g}, parameter file config/gjk_distance.yaml '
+                f'plus {added}. {reads}')
+    return (f'{row.shards} shards and the aggregator, started by `ros2 launch '
+            'launch/shards.launch.py` (parameter file config/gjk_distance.yaml, `fixed_frame` '
+            'world, every shard on the one marker topic, the default deadline) with a shards '
+            f'file of `rate_hz` {row.rate_hz:g} and {added}. {reads}')
 
 
 def steady_text(raw):
@@ -678,6 +936,9 @@ def command_line(rows, options):
     if [row.key for row in rows] != list(ROW_KEYS):
         parts.append('--rows ' + ' '.join(row.key for row in rows))
     parts.append(f'--duration {options.duration:g} --warmup {options.warmup:g}')
+    if options.shard_obstacles != SHARD_BASE_OBSTACLES and any(
+            row.key in SHARD_ROW_KEYS for row in rows):
+        parts.append(f'--shard-obstacles {options.shard_obstacles}')
     if options.camera_qos != 'reliable':
         parts.append(f'--camera-qos {options.camera_qos}')
     if options.camera_transport != 'shm':
@@ -753,11 +1014,24 @@ class Run:
     context: dict = field(default_factory=dict)
 
 
+def judged(row, measured):
+    """Return ``row`` with its reference targets' values (from ``measured``) in their text."""
+    targets = []
+    for target in row.targets:
+        if target.reference:
+            target = target.against(measured)
+            target = replace(target, text=f'{target.text} '
+                             f'({format_value(target.metric, target.value)})')
+        targets.append(target)
+    return replace(row, targets=tuple(targets))
+
+
 def run(rows, options, progress=print):
     """Measure every row; return a Run."""
     done = Run(context={'machine': live_node.machine(), 'revision': live_node.revision(),
                         'date': time.strftime('%Y-%m-%d %H:%M'),
                         'uptime_before': live_node.uptime()})
+    measured = {}
     for row in rows:
         progress(f'load bench row {row.key}: {row.title}')
         with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
@@ -765,6 +1039,8 @@ def run(rows, options, progress=print):
         raw['camera_qos'] = options.camera_qos
         raw['camera_transport'] = options.camera_transport
         figures = summarise(row, raw)
+        measured[row.key] = figures
+        row = judged(row, measured)
         print_row(row, figures)
         done.results.append((row, figures, raw))
     done.context['uptime_after'] = live_node.uptime()

@@ -24,7 +24,8 @@ publishes to a log, so the benchmark can tell which input each output rests on.
   robot_state_publisher sends it (parent -> child, from forward kinematics of a smooth sinusoid
   per joint, ``gjk_ros.models.kinematics``), padded to ``--frames`` transforms a message with a
   chain of frames the robot does not use; ``--obstacles`` markers around the arm, republished
-  until the node's ``~/names`` lists them all.
+  until the node's ``~/names`` lists them all (or, with ``--names-topic`` once per shard, until
+  the shards' lists together do).
 - **camera**: one organized 640x480 ``PointCloud2`` (float32 x, y, z) rendered once by the demo's
   ray caster (``gjk_ros.demo.depth_camera``) from a camera on a ring around the arm looking at
   it; the boxes around the arm and the floor are in the picture, the arm is not (a cloud
@@ -244,12 +245,11 @@ def joint_transforms(moving, links):
 
 def run_arm(options):
     """Publish the robot, its motion on /tf and the obstacles until stopped."""
-    import json
-
     from gjk_ros.demo.monitor import NODE_NAME
     from gjk_ros.demo.scene import make_marker, make_transform
     from gjk_ros.models.kinematics import parse_kinematics
     from gjk_ros.ros.qos import LATCHED_QOS, TF_QOS
+    from gjk_ros.ros.records import names_from_json
     import rclpy
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage
@@ -287,10 +287,17 @@ def run_arm(options):
     marker_publisher = node.create_publisher(MarkerArray, f'/{NODE_NAME}/obstacles',
                                              LATCHED_QOS)
 
-    def on_names(message):
-        if len(json.loads(message.data).get('obstacles', [])) >= len(specs):
+    # Every node that reads the markers (one, or each shard its part) lists what it took in its
+    # ~/names: acknowledged once the names listed together cover every marker.
+    listed = {}
+
+    def on_names(topic, message):
+        listed[topic] = set(names_from_json(message.data)[1].values())
+        if len(set().union(*listed.values())) >= len(specs):
             state['acknowledged'] = True
-    node.create_subscription(String, f'/{NODE_NAME}/names', on_names, LATCHED_QOS)
+    for topic in options.names_topic or [f'/{NODE_NAME}/names']:
+        node.create_subscription(String, topic, lambda message, topic=topic: on_names(
+            topic, message), LATCHED_QOS)
 
     period = 1.0 / options.rate_hz
     start, tick = time.monotonic(), 0
@@ -449,6 +456,9 @@ def parse_args(argv=None):
     arm.add_argument('--frames', type=int, default=0,
                      help='transforms a /tf message (at least the moving joints)')
     arm.add_argument('--obstacles', type=int, default=0)
+    arm.add_argument('--names-topic', action='append', default=[],
+                     help='a ~/names topic of a node that reads the markers (repeat for each '
+                          "shard; default the node's)")
     arm.add_argument('--stamp-log', required=True)
     camera = kinds.add_parser('camera', help='one depth camera')
     camera.add_argument('--index', type=int, default=0)
