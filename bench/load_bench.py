@@ -176,8 +176,8 @@ def shard_rows(base=SHARD_BASE_OBSTACLES):
             obstacles=grown, shards=2, safety_only=True,
             targets=(Target(SAFETY_P99, '<=', math.nan,
                             f"TF -> aggregator's ~/safety p99 {same}", 'single_1x'),
-                     Target('ready_pct', '>=', math.nan, f'answers measured (ready) {same}',
-                            'single_1x')),
+                     Target('ready_pct', '>=', math.nan, 'answers measured (ready) at least '
+                            'single_1x in the same run', 'single_1x')),
             filed='not measured'),
         Row('camera4_shards', 'four cameras on two shards (two each) and the aggregator',
             cameras=4, shards=2,
@@ -515,15 +515,18 @@ def start_nodes(row, options, children, work_dir):
     return Recorder(row, load_shards.shard_nodes(row.shards), load_shards.AGGREGATOR), None
 
 
-def started(recorder, links, bodies):
-    """Tell whether the node(s) list every body and the answer rests on all of them."""
+def waiting_for(recorder, links, bodies):
+    """Return what start-up still waits for (the node(s) listing every body, ...), or None."""
     if not recorder.listed(links, bodies):
-        return False
+        return (f'~/names of {", ".join(recorder.nodes)} listing {links} links and '
+                f'{bodies} bodies (heard: {len(recorder.names)} node(s))')
     if recorder.row.shards and len(recorder.instances) < recorder.row.shards + 1:
-        return False  # every shard and the aggregator named their process
+        return ('/diagnostics of every shard and the aggregator (heard: %s)'
+                % (', '.join(recorder.instances) or 'none'))
     if recorder.row.safety_only:
-        return recorder.last_measured
-    return sum(recorder.last_width.get(node, 0) for node in recorder.nodes) >= links * bodies
+        return None if recorder.last_measured else f'a measured answer on {recorder.source}'
+    width = sum(recorder.last_width.get(node, 0) for node in recorder.nodes)
+    return None if width >= links * bodies else f'{links * bodies} records (last {width})'
 
 
 def processes(recorder, children, node_pid):
@@ -565,9 +568,12 @@ def measure(row, options, work_dir):
                                 recorder.nodes if row.shards else None)
         executor = SingleThreadedExecutor()
         executor.add_node(subscribe(recorder))
-        live_node.spin_until(executor, lambda: started(recorder, links,
-                                                       row.obstacles + row.cameras),
-                             options.startup_timeout, children)
+        bodies = row.obstacles + row.cameras
+        try:
+            live_node.spin_until(executor, lambda: waiting_for(recorder, links, bodies) is None,
+                                 options.startup_timeout, children)
+        except TimeoutError as error:
+            raise TimeoutError(f'{error}: {waiting_for(recorder, links, bodies)}') from None
         steady_start, steady = time.monotonic(), True
         try:
             live_node.spin_until(executor, lambda: recorder.steady, options.steady_timeout,
