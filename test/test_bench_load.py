@@ -32,7 +32,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 # After the path set-up:
-from bench import live_node, load_bench, load_publishers, node_bench  # noqa: E402, I100
+from bench import (live_node, load_bench, load_publishers, load_shards,  # noqa: E402, I100
+                   node_bench)
 from gjk_ros.ros.records import new_records, PairStatus  # noqa: E402
 
 
@@ -266,3 +267,189 @@ def test_a_500_frame_tf_template_reads_back_every_stamp_and_pose():
         assert (transform.header.stamp.sec, transform.header.stamp.nanosec) == (123, 456_789_012)
         t, q = transform.transform.translation, transform.transform.rotation
         assert [t.x, t.y, t.z, q.x, q.y, q.z, q.w] == pose.tolist()
+
+
+# -- the shard rows ---------------------------------------------------------------------------
+
+def test_the_shard_rows_grow_the_reference_load_and_judge_against_it():
+    rows = {row.key: row for row in load_bench.ROWS}
+    base = load_bench.SHARD_BASE_OBSTACLES
+    assert rows['single_1x'].obstacles == base and not rows['single_1x'].shards
+    assert rows['single_1.6x'].obstacles == rows['shards2'].obstacles == round(1.6 * base)
+    assert rows['shards2'].shards == 2 and rows['camera4_shards'].shards == 2
+    assert rows['camera4_shards'].cameras == 4 and not rows['camera4_shards'].safety_only
+    # The compared rows read the same outputs: the safety path only.
+    assert all(rows[key].safety_only for key in ('single_1x', 'single_1.6x', 'shards2'))
+    references = {t.metric: t.reference for t in rows['shards2'].targets}
+    assert references == {'safety_latency_p99_ms': 'single_1x', 'ready_pct': 'single_1x'}
+    # --shard-obstacles scales all three; the other rows keep theirs.
+    picked, options, _, _ = load_bench.parse_args(['--shard-obstacles', '250', '--rows',
+                                                   'shards2', 'single_1x', 'obstacles1000'])
+    assert [(row.key, row.obstacles) for row in picked] == [
+        ('obstacles1000', 1000), ('single_1x', 250), ('shards2', 400)]
+    assert load_bench.command_line(picked, options).endswith('--shard-obstacles 250')
+
+
+@pytest.mark.parametrize('count', ['0', '10001', 'many'])
+def test_a_bad_shard_obstacle_count_is_refused(count, capsys):
+    with pytest.raises(SystemExit):
+        load_bench.parse_args(['--shard-obstacles', count])
+    assert 'shard-obstacles' in capsys.readouterr().err
+
+
+def test_a_reference_target_takes_the_figure_of_its_row_in_the_same_run():
+    row = {row.key: row for row in load_bench.ROWS}['shards2']
+    measured = {'single_1x': {'safety_latency_p99_ms': 12.0, 'ready_pct': 100.0}}
+    judged = {t.metric: t for t in load_bench.judged(row, measured).targets}
+    latency = judged['safety_latency_p99_ms']
+    assert latency.value == 12.0 and latency.text.endswith('(12.0)')
+    assert load_bench.verdict(latency, 12.0) == 'met'
+    assert load_bench.verdict(latency, 12.1) == 'not met'
+    assert load_bench.verdict(judged['ready_pct'], 99.0) == 'not met'
+    # The reference row not run: nothing to compare with.
+    alone = load_bench.judged(row, {}).targets[0]
+    assert load_bench.verdict(alone, 5.0) == 'not measured'
+
+
+def _shard_row(**settings):
+    return load_bench.Row('s', 'test', shards=2, **settings)
+
+
+def test_the_obstacle_split_gives_every_marker_to_exactly_one_shard(tmp_path):
+    import fnmatch
+    from gjk_ros.ros.shards.plan import read_shards
+
+    row = _shard_row(obstacles=37, safety_only=True)
+    options = load_bench.Options()
+    path = load_shards.write_shards_file(
+        row, lambda cameras: load_bench.row_parameters(row, options, cameras), str(tmp_path))
+    plans = read_shards(path)     # the launch file's own check of the file
+    assert [plan.node for plan in plans] == load_shards.shard_nodes(2)
+    names = [f'{spec.ns}/{spec.marker_id}' for spec in load_publishers.obstacle_specs(37)]
+
+    def takes(plan, name):
+        include = plan.parameters.get('obstacle_include', ['*'])
+        exclude = plan.parameters.get('obstacle_exclude', [])
+        return any(fnmatch.fnmatchcase(name, p) for p in include) and not any(
+            fnmatch.fnmatchcase(name, p) for p in exclude)
+    counts = [sum(takes(plan, name) for name in names) for plan in plans]
+    assert counts == [19, 18]
+    assert all(sum(takes(plan, name) for plan in plans) == 1 for name in names)
+    for plan in plans:
+        assert plan.parameters['rate_hz'] == 100.0
+        assert plan.parameters['static_obstacle_namespaces'] == ['*']
+
+
+def test_the_camera_split_gives_each_shard_two_cameras_and_their_obstacles(tmp_path):
+    from gjk_ros.ros.shards.plan import read_shards
+
+    row = _shard_row(cameras=4)
+    options = load_bench.Options(camera_qos='sensor_data')
+    path = load_shards.write_shards_file(
+        row, lambda cameras: load_bench.row_parameters(row, options, cameras), str(tmp_path))
+    first, second = (plan.parameters for plan in read_shards(path))
+    assert first['observation_sources'] == ['camera0', 'camera1']
+    assert second['observation_sources'] == ['camera2', 'camera3']
+    assert first['camera1'] == {'type': 'pointcloud', 'topic': '/camera1/depth/points',
+                                'qos': 'sensor_data', 'min_height': 0.02}
+    assert first['obstacle_include'] == second['obstacle_exclude'] == ['camera0', 'camera1']
+    assert 'camera2' in second and 'camera2' not in first
+    texts = load_bench.shard_assignments(row, options)
+    assert texts[0].startswith("s0: observation_sources:=['camera0', 'camera1']")
+    with pytest.raises(ValueError, match='two shards'):
+        load_shards.shards_document(load_bench.Row('s', 't', shards=3, obstacles=9), dict)
+
+
+def test_the_shards_start_through_the_launch_file():
+    command = load_shards.launch_command('/tmp/s.yaml')
+    assert command[1:3] == ['launch', load_shards.LAUNCH_FILE]
+    assert pathlib.Path(load_shards.LAUNCH_FILE).is_file()
+    assert 'shards_file:=/tmp/s.yaml' in command and 'fixed_frame:=world' in command
+    assert 'obstacles_topic:=/gjk_distance/obstacles' in command
+    assert f'params_file:={live_node.PARAMS_FILE}' in command
+    assert load_shards.shard_pids({'/s0/gjk_distance': 'vm:12', '/gjk_aggregator': 'vm:14'}) \
+        == {'s0': 12, 'aggregator': 14}
+
+
+def test_an_aggregated_answer_rests_on_the_latest_records_of_every_shard():
+    ms = 1_000_000
+    shards = {'s0': [(10 * ms, 1, None, {'camera0': 100}), (20 * ms, 2, None, {'camera0': 200})],
+              's1': [(15 * ms, 3, None, {'camera2': 300})]}
+    safety = [(5 * ms, 0), (12 * ms, 1), (16 * ms, 1), (25 * ms, 2)]
+    samples = load_shards.aggregate_samples(safety, shards)
+    assert [s[3] for s in samples] == [{}, {'camera0': 100}, {'camera0': 100, 'camera2': 300},
+                                       {'camera0': 200, 'camera2': 300}]
+    assert [(s[0], s[1]) for s in samples] == safety
+    # The first answer of each stamp: the later copies rest on the same datum.
+    first = load_shards.first_arrivals(safety)
+    assert first.tolist() == [[5 * ms, 0], [12 * ms, 1], [25 * ms, 2]]
+    assert load_shards.first_arrivals([]).shape == (0, 2)
+
+
+def test_summary_of_a_shard_row_reads_the_safety_path_and_each_shard():
+    row = _shard_row(obstacles=10, safety_only=True)
+    ms = 1_000_000
+    tf = numpy.arange(0, 1_000 * ms, 10 * ms)
+    # The aggregator answers twice a period: 2 ms after a stamp, then again 7 ms after it.
+    safety = [(int(t) + 2 * ms, int(t)) for t in tf] + [(int(t) + 7 * ms, int(t)) for t in tf]
+    period = {'cycles': '100', 'cycle_time_mean_ms': '4.0', 'compute_time_mean_ms': '3.0',
+              'pairs': '55', 'piece_pairs': '60', 'computed_piece_pairs': '5000'}
+    raw = {'samples': [], 'safety': sorted(safety), 'measured': [True] * 3 + [False],
+           'wall_s': 1.0, 'window_ns': (0, 1_000 * ms), 'stamps': {'arm': tf},
+           'compute': [], 'drops': {}, 'load': (1.0, 1.0),
+           'shard_samples': {'s0': [], 's1': []},
+           'shard_compute': {'s0': [period], 's1': [dict(period, cycles='90')]},
+           'cpu_s': {'s0': 0.5, 's1': 0.4, 'aggregator': 0.1, 'arm': 0.05}}
+    figures = load_bench.summarise(row, raw)
+    assert figures['output_hz'] == 200.0 and figures['ready_pct'] == 75.0
+    assert math.isnan(figures['valid_pct'])     # no records read
+    assert figures['safety_latency_p50_ms'] == pytest.approx(4.5)
+    assert figures['safety_first_latency_p99_ms'] == pytest.approx(2.0)
+    assert figures['s1_node_cycles_hz'] == 90.0 and figures['node_cycles_hz'] == 90.0
+    assert figures['pairs'] == 110.0 and figures['s0_cycle_time_ms'] == 4.0
+    assert figures['cpu_shards_pct'] == pytest.approx(100.0)
+    raw.update(parameters=['s0: rate_hz:=100.0'], robot='r', steady=True, steady_wait_s=1.0)
+    text = '\n'.join(load_bench.row_section(row, figures, raw))
+    assert 'ros2 launch launch/shards.launch.py' in text and 'safety path' not in text
+    assert '| s1: cycles per second, cycle time, records, CPU | 90.0, 4.00, 55, 40 |' in text
+    assert "reads the aggregator's outputs ~/safety and ~/safety_detail only" in text
+
+
+def _diagnostics(node, entry, **values):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+    return DiagnosticArray(status=[DiagnosticStatus(name=f'{node}: {entry}', values=[
+        KeyValue(key=key, value=str(value)) for key, value in values.items()])])
+
+
+def test_the_recorder_keeps_each_shard_apart_and_says_what_start_up_waits_for():
+    import json
+    from std_msgs.msg import String
+
+    row = _shard_row(obstacles=2, safety_only=True, rate_hz=10.0)
+    recorder = load_bench.Recorder(row, load_shards.shard_nodes(2), load_shards.AGGREGATOR)
+    assert 'listing 3 links and 2 bodies' in load_bench.waiting_for(recorder, 3, 2)
+    for index, node in enumerate(recorder.nodes):
+        recorder.on_names(node, String(data=json.dumps({
+            'links': {'0': 'a', '1': 'b', '2': 'c'}, 'obstacles': {'0': f'bench/{index}'}})))
+    assert 'every shard and the aggregator' in load_bench.waiting_for(recorder, 3, 2)
+    for node in ('s0/gjk_distance', 's1/gjk_distance'):
+        recorder.on_diagnostics(_diagnostics(node, 'inputs', instance='vm:7'))
+        recorder.on_diagnostics(_diagnostics(node, 'compute', cycles=10, rebuilds=0))
+    assert recorder.steady and len(recorder.instances) == 2
+    recorder.on_diagnostics(_diagnostics('gjk_aggregator', 'aggregate', instance='vm:9'))
+    assert load_bench.waiting_for(recorder, 3, 2) == 'a measured answer on /gjk_aggregator'
+    assert recorder.steady and set(recorder.compute) == set(recorder.nodes)
+    recorder.recording = True
+    recorder.on_diagnostics(_diagnostics('s1/gjk_distance', 'compute', cycles=5, rebuilds=0))
+    assert not recorder.steady and recorder.compute['/s1/gjk_distance'][0]['cycles'] == '5'
+    assert recorder.compute['/s0/gjk_distance'] == []
+    # Another node's diagnostics (not a shard of this row) are ignored.
+    recorder.on_diagnostics(_diagnostics('gjk_distance', 'compute', cycles=1, rebuilds=0))
+    assert '/gjk_distance' not in recorder.compute
+
+
+def test_the_arm_acknowledges_the_markers_on_every_shards_names():
+    options = load_publishers.parse_args(['arm', '--stamp-log', 'x', '--names-topic', '/a/n',
+                                          '--names-topic', '/b/n'])
+    assert options.names_topic == ['/a/n', '/b/n']
+    assert load_publishers.parse_args(['arm', '--stamp-log', 'x']).names_topic == []
