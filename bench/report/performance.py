@@ -86,9 +86,16 @@ STANDALONE = (
      '1,000 markers around the arm (TF to output latency); `obstacles3000`, 3,000 markers '
      'with the default `max_distance` at `rate_hz` 30; `tf1k`, /tf at 1 kHz with 50 '
      'frames a message; `overload`, /tf at 1 kHz with 500 frames a message, ten times '
-     '`tf1k` (latency in cycles, and the drops the node reports in /diagnostics). '
-     "load_bench.md adds the node's own counters per row (cycles, pairs, piece pairs "
-     'computed), the record statuses, CPU shares and the machine load.', None),
+     '`tf1k` (latency in cycles, and the drops the node reports in /diagnostics); '
+     '`single_1x`, `single_1.6x` and `shards2`, how throughput grows with shards: one node '
+     'at N markers (600 by default, `--shard-obstacles`), one node at 1.6 N, and 1.6 N split '
+     'over two shards and the aggregator started by `launch/shards.launch.py`, the three read '
+     'on the safety path only so that they load the machine alike (`shards2` is met when its '
+     "TF to the aggregator's `~/safety` p99 is at most `single_1x`'s in the same run); "
+     '`camera4_shards`, the four cameras over two shards (cloud to aggregator output '
+     "latency, clouds used per camera). load_bench.md adds the node's own counters per row "
+     '(cycles, pairs, piece pairs computed), the record statuses, CPU shares and the machine '
+     'load.', None),
     ('Hostile input', 'stress.md',
      'The longest gap between two `~/distances` messages while the node receives one heavy or '
      'hostile input, and memory under marker churn.', None),
