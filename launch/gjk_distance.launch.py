@@ -51,43 +51,19 @@ import os
 import tempfile
 
 from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+from gjk_ros.ros.launch_arguments import argument as _argument, distance_node, node_arguments
 from gjk_ros.ros.rviz_config import fill_rviz_config, fixed_frame_of, node_topic_prefix
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import LifecycleNode, Node
-
-
-def _argument(context, name):
-    return LaunchConfiguration(name).perform(context)
+from launch_ros.actions import Node
 
 
 def _node(context):
     """Build the node once the launch arguments are known."""
-    parameters = [_argument(context, 'params_file'),
-                  {'use_sim_time': _argument(context, 'use_sim_time') == 'true',
-                   'autostart': _argument(context, 'autostart') == 'true'}]
-    fixed_frame = _argument(context, 'fixed_frame')
-    if fixed_frame:
-        parameters.append({'fixed_frame': fixed_frame})
     scene_files = _scene_files(context)
-    if scene_files:
-        parameters.append({'planning_scene': True})
-    return [LifecycleNode(
-        package='gjk_ros',
-        executable='gjk_distance_node',
-        name='gjk_distance',
-        namespace=_argument(context, 'namespace'),
-        parameters=parameters,
-        # ROS 2 name resolution: the node subscribes to the relative 'robot_description'
-        # (robot_state_publisher's convention); the remap points it at the chosen topic.
-        remappings=[('robot_description', _argument(context, 'robot_description_topic'))],
-        ros_arguments=['--log-level', _argument(context, 'log_level')],
-        respawn=_argument(context, 'respawn') == 'true',
-        respawn_delay=float(_argument(context, 'respawn_delay')),
-        output='screen',
-        emulate_tty=True,
-    )] + _scene_publisher(scene_files) + _rviz(context)
+    return [distance_node(context, _argument(context, 'namespace'),
+                          [{'planning_scene': True}] if scene_files else [])] + \
+        _scene_publisher(scene_files) + _rviz(context)
 
 
 def _scene_files(context):
@@ -130,34 +106,12 @@ def _rviz(context):
 
 def generate_launch_description():
     """Launch description with the arguments listed in the module docstring."""
-    default_params = os.path.join(get_package_share_directory('gjk_ros'), 'config',
-                                  'gjk_distance.yaml')
-    return LaunchDescription([
-        DeclareLaunchArgument('params_file', default_value=default_params,
-                              description='Parameter file of the gjk_distance node.'),
+    return LaunchDescription(node_arguments() + [
         DeclareLaunchArgument('namespace', default_value='',
                               description='Namespace of the node.'),
-        DeclareLaunchArgument('fixed_frame', default_value='',
-                              description='Overrides fixed_frame of the parameter file '
-                                          'when not empty.'),
-        DeclareLaunchArgument('robot_description_topic', default_value='/robot_description',
-                              description='Topic of the URDF (std_msgs/String, latched), '
-                                          "remapped onto the node's robot_description."),
         DeclareLaunchArgument('rviz', default_value='false', choices=['true', 'false'],
                               description='Also start rviz2 showing the distances, hulls '
                                           'and witness segments.'),
-        DeclareLaunchArgument('use_sim_time', default_value='false', choices=['true', 'false'],
-                              description='Run on /clock (simulated time).'),
-        DeclareLaunchArgument('log_level', default_value='info',
-                              choices=['debug', 'info', 'warn', 'error', 'fatal'],
-                              description="The node's logger level."),
-        DeclareLaunchArgument('respawn', default_value='false', choices=['true', 'false'],
-                              description='Restart the node when it exits.'),
-        DeclareLaunchArgument('respawn_delay', default_value='1.0',
-                              description='Seconds before a respawn.'),
-        DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
-                              description='Configure and activate the node at start-up; '
-                                          'false waits for a lifecycle manager.'),
         DeclareLaunchArgument('scene_files', default_value='',
                               description='World files (PlanningScene YAML, MoveIt .scene), '
                                           'comma-separated, published on /planning_scene by '

@@ -50,40 +50,23 @@ Example::
 import os
 
 from ament_index_python.packages import get_package_share_directory
+from gjk_ros.ros.launch_arguments import (argument as _argument, distance_node, node_arguments,
+                                          process_options)
 from gjk_ros.ros.shards.plan import read_shards
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import LifecycleNode, Node
-
-
-def _argument(context, name):
-    return LaunchConfiguration(name).perform(context)
+from launch_ros.actions import Node
 
 
 def _shard_node(context, plan):
     """One shard: a gjk_distance LifecycleNode with the file's overrides on top."""
-    parameters = [_argument(context, 'params_file'),
-                  {'use_sim_time': _argument(context, 'use_sim_time') == 'true',
-                   'autostart': _argument(context, 'autostart') == 'true'}]
-    fixed_frame = _argument(context, 'fixed_frame')
-    if fixed_frame:
-        parameters.append({'fixed_frame': fixed_frame})
-    if plan.parameters:
-        parameters.append(plan.parameters)
-    remappings = [('robot_description', _argument(context, 'robot_description_topic'))]
+    remappings = []
     for topic in ('obstacles', 'links'):
         shared = _argument(context, topic + '_topic')
         if shared:
             remappings.append(('~/' + topic, shared))
-    return LifecycleNode(
-        package='gjk_ros', executable='gjk_distance_node', name='gjk_distance',
-        namespace=plan.namespace, parameters=parameters,
-        remappings=remappings + list(plan.remappings),
-        ros_arguments=['--log-level', _argument(context, 'log_level')],
-        respawn=_argument(context, 'respawn') == 'true',
-        respawn_delay=float(_argument(context, 'respawn_delay')),
-        output='screen', emulate_tty=True)
+    return distance_node(context, plan.namespace, [plan.parameters] if plan.parameters else [],
+                         remappings + list(plan.remappings))
 
 
 def _nodes(context):
@@ -98,29 +81,18 @@ def _nodes(context):
             parameters=[{'shards': [plan.node for plan in plans],
                          'deadline': float(_argument(context, 'deadline')),
                          'use_sim_time': _argument(context, 'use_sim_time') == 'true'}],
-            ros_arguments=['--log-level', _argument(context, 'log_level')],
-            respawn=_argument(context, 'respawn') == 'true',
-            respawn_delay=float(_argument(context, 'respawn_delay')),
-            output='screen', emulate_tty=True))
+            **process_options(context)))
     return nodes
 
 
 def generate_launch_description():
     """Launch description with the arguments listed in the module docstring."""
     config = os.path.join(get_package_share_directory('gjk_ros'), 'config')
-    return LaunchDescription([
+    return LaunchDescription(node_arguments() + [
         DeclareLaunchArgument('shards_file', default_value=os.path.join(config, 'shards.yaml'),
                               description='The shards: name, parameter overrides, remappings.'),
-        DeclareLaunchArgument('params_file',
-                              default_value=os.path.join(config, 'gjk_distance.yaml'),
-                              description='Parameter file every shard starts from.'),
         DeclareLaunchArgument('namespace', default_value='',
                               description="The aggregator's namespace, parent of the shards'."),
-        DeclareLaunchArgument('fixed_frame', default_value='',
-                              description='Overrides fixed_frame of every shard when not '
-                                          'empty.'),
-        DeclareLaunchArgument('robot_description_topic', default_value='/robot_description',
-                              description='Topic of the URDF, remapped onto every shard.'),
         DeclareLaunchArgument('obstacles_topic', default_value='',
                               description="One topic for every shard's ~/obstacles (empty: "
                                           'each shard keeps its own).'),
@@ -133,16 +105,5 @@ def generate_launch_description():
         DeclareLaunchArgument('run_aggregator', default_value='true',
                               choices=['true', 'false'],
                               description='Also start the aggregator.'),
-        DeclareLaunchArgument('use_sim_time', default_value='false', choices=['true', 'false'],
-                              description='Run on /clock (simulated time).'),
-        DeclareLaunchArgument('log_level', default_value='info',
-                              choices=['debug', 'info', 'warn', 'error', 'fatal'],
-                              description='Logger level of every process.'),
-        DeclareLaunchArgument('respawn', default_value='false', choices=['true', 'false'],
-                              description='Restart a process when it exits.'),
-        DeclareLaunchArgument('respawn_delay', default_value='1.0',
-                              description='Seconds before a respawn.'),
-        DeclareLaunchArgument('autostart', default_value='true', choices=['true', 'false'],
-                              description='Configure and activate every shard at start-up.'),
         OpaqueFunction(function=_nodes),
     ])
