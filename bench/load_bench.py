@@ -414,13 +414,17 @@ class Recorder:
 
     def listed(self, links, bodies):
         """Tell whether every node lists the links and, together, ``bodies`` obstacles."""
-        from gjk_ros.ros.records import names_from_json
-
         if any(node not in self.names for node in self.nodes):
             return False
-        tables = [names_from_json(self.names[node]) for node in self.nodes]
+        tables = list(self.tables().values())
         return (all(len(links_of) >= links for links_of, _ in tables) and
                 len(set().union(*(obstacles.values() for _, obstacles in tables))) >= bodies)
+
+    def tables(self):
+        """Return {node: (links, obstacles)} of the names each node listed last."""
+        from gjk_ros.ros.records import names_from_json
+
+        return {node: names_from_json(text) for node, text in self.names.items()}
 
 
 def camera_stamps(records, stamp_ns, camera_ids):
@@ -519,7 +523,9 @@ def waiting_for(recorder, links, bodies):
     """Return what start-up still waits for (the node(s) listing every body, ...), or None."""
     if not recorder.listed(links, bodies):
         return (f'~/names of {", ".join(recorder.nodes)} listing {links} links and '
-                f'{bodies} bodies (heard: {len(recorder.names)} node(s))')
+                f'{bodies} bodies (heard: %s)' % ('; '.join(
+                    f'{node} {len(links_of)} links, {len(obstacles)} bodies' for node, (
+                        links_of, obstacles) in recorder.tables().items()) or 'nothing'))
     if recorder.row.shards and len(recorder.instances) < recorder.row.shards + 1:
         return ('/diagnostics of every shard and the aggregator (heard: %s)'
                 % (', '.join(recorder.instances) or 'none'))
@@ -882,6 +888,9 @@ def summary_table(results):
 
 def row_section(row, figures, raw):
     """Markdown section of one row: settings, every figure, drops."""
+    if 'error' in raw:
+        return [f'### {row.key}: {row.title}', '',
+                'Not measured: %s' % raw['error'].strip().splitlines()[0], '']
     lines = [f'### {row.key}: {row.title}', '',
              f'{nodes_text(row, raw)} Publishers: arm /tf at {row.tf_rate_hz:g} Hz ('
              f"{f'{row.frames} transforms' if row.frames else 'the moving joints'} a message), "
@@ -915,15 +924,15 @@ def nodes_text(row, raw):
     """Say how the row's node(s) ran, with the parameters the row adds to the file."""
     added = ', '.join('`%s`' % p for p in raw['parameters']) or 'nothing'
     what = 'the node outputs' if not row.shards else "the aggregator's outputs"
-    reads = (f'The benchmark reads {what} ~/safety and ~/safety_detail only (no ~/distances: '
+    reads = (f' The benchmark reads {what} ~/safety and ~/safety_detail only (no ~/distances: '
              'none is built).' if row.safety_only else '')
     if not row.shards:
         return (f'Node: `rate_hz` {row.rate_hz:g}, parameter file config/gjk_distance.yaml '
-                f'plus {added}. {reads}')
+                f'plus {added}.{reads}')
     return (f'{row.shards} shards and the aggregator, started by `ros2 launch '
             'launch/shards.launch.py` (parameter file config/gjk_distance.yaml, `fixed_frame` '
             'world, every shard on the one marker topic, the default deadline) with a shards '
-            f'file of `rate_hz` {row.rate_hz:g} and {added}. {reads}')
+            f'file of `rate_hz` {row.rate_hz:g} and {added}.{reads}')
 
 
 def steady_text(raw):
@@ -955,7 +964,7 @@ def command_line(rows, options):
 def markdown(results, options, context):
     """Return load_bench.md."""
     rows = [row for row, _, _ in results]
-    robot = results[0][2]['robot'] if results else '-'
+    robot = next((raw['robot'] for _, _, raw in results if 'robot' in raw), '-')
     head = [
         '# The live node under load', '',
         f"Each row: the node as a process with the launch file's parameters, real publishers in "
@@ -1040,8 +1049,15 @@ def run(rows, options, progress=print):
     measured = {}
     for row in rows:
         progress(f'load bench row {row.key}: {row.title}')
-        with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
-            raw = measure(row, options, work_dir)
+        try:
+            with tempfile.TemporaryDirectory(prefix='gjk_load_bench_') as work_dir:
+                raw = measure(row, options, work_dir)
+        except (TimeoutError, RuntimeError) as error:
+            # One row that cannot start (a node never ready on an overloaded machine) is
+            # reported as not measured; the other rows still run.
+            progress(f'{row.key}: not measured: {error}')
+            done.results.append((judged(row, measured), {}, {'error': str(error)}))
+            continue
         raw['camera_qos'] = options.camera_qos
         raw['camera_transport'] = options.camera_transport
         figures = summarise(row, raw)

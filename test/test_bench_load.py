@@ -427,10 +427,14 @@ def test_the_recorder_keeps_each_shard_apart_and_says_what_start_up_waits_for():
 
     row = _shard_row(obstacles=2, safety_only=True, rate_hz=10.0)
     recorder = load_bench.Recorder(row, load_shards.shard_nodes(2), load_shards.AGGREGATOR)
-    assert 'listing 3 links and 2 bodies' in load_bench.waiting_for(recorder, 3, 2)
-    for index, node in enumerate(recorder.nodes):
-        recorder.on_names(node, String(data=json.dumps({
-            'links': {'0': 'a', '1': 'b', '2': 'c'}, 'obstacles': {'0': f'bench/{index}'}})))
+    assert load_bench.waiting_for(recorder, 3, 2).endswith(
+        'listing 3 links and 2 bodies (heard: nothing)')
+    recorder.on_names('/s0/gjk_distance', String(data=json.dumps({
+        'links': {'0': 'a', '1': 'b', '2': 'c'}, 'obstacles': {'0': 'bench/0'}})))
+    assert load_bench.waiting_for(recorder, 3, 2).endswith(
+        '(heard: /s0/gjk_distance 3 links, 1 bodies)')
+    recorder.on_names('/s1/gjk_distance', String(data=json.dumps({
+        'links': {'0': 'a', '1': 'b', '2': 'c'}, 'obstacles': {'0': 'bench/1'}})))
     assert 'every shard and the aggregator' in load_bench.waiting_for(recorder, 3, 2)
     for node in ('s0/gjk_distance', 's1/gjk_distance'):
         recorder.on_diagnostics(_diagnostics(node, 'inputs', instance='vm:7'))
@@ -453,3 +457,22 @@ def test_the_arm_acknowledges_the_markers_on_every_shards_names():
                                           '--names-topic', '/b/n'])
     assert options.names_topic == ['/a/n', '/b/n']
     assert load_publishers.parse_args(['arm', '--stamp-log', 'x']).names_topic == []
+
+
+def test_a_row_that_cannot_start_is_reported_and_the_others_still_run(monkeypatch, tmp_path):
+    rows = {row.key: row for row in load_bench.ROWS}
+    calls = []
+
+    def measure(row, options, work_dir):
+        calls.append(row.key)
+        raise TimeoutError('timed out after 1 s waiting for the node: ~/names of /s0')
+    monkeypatch.setattr(load_bench, 'measure', measure)
+    done = load_bench.run([rows['single_1x'], rows['shards2']], load_bench.Options(),
+                          progress=lambda text: None)
+    assert calls == ['single_1x', 'shards2']
+    assert [figures for _, figures, _ in done.results] == [{}, {}]
+    path = load_bench.write_results(done.results, load_bench.Options(), done.context,
+                                    str(tmp_path))
+    text = pathlib.Path(path).read_text()
+    assert 'Not measured: timed out after 1 s waiting for the node: ~/names of /s0' in text
+    assert text.count('| not measured |') == 3     # shards2's two targets, single_1x's one
