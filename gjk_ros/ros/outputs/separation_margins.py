@@ -34,8 +34,9 @@ cycle under the cycle's header; ``~/speed_scaling`` takes the smallest of them
 (``ScalingOutputs.publish``'s ``limit``). A convenience, not a rated safety
 function: docs/motion.md says which terms must come from rated data.
 
-The groups come configured (``Config.separations``): their ``<group>.*`` parameters are
-declared, validated and routed here by the node's parameters (``gjk_ros.ros.node_parameters``).
+The groups come built (``Config.separations``): their ``<group>.*`` parameters are declared,
+validated and routed by the node's parameters (``gjk_ros.ros.node_parameters``), as the
+observation sources' are (Nav2's layout).
 """
 
 import collections
