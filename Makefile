@@ -60,7 +60,7 @@ ROS_RUN = log_dir=$$(mktemp -d) && trap 'rm -rf "$$log_dir"' EXIT && env $(ROS_E
 SUBMAKE = $(MAKE) --no-print-directory --jobs=$(JOBS) --output-sync=target
 
 .PHONY: all help lock venv install warmup-all ros-tools test test-fast test-latest demo bench \
-	bench-quick bench-load lint clean
+	bench-quick bench-load bench-lock lint clean
 
 all: install
 
@@ -75,6 +75,7 @@ help:
 	@echo 'make demo         run the demo scene against the node (on a free ROS domain)'
 	@echo 'make bench        run the benchmarks (bench-quick: a short run)'
 	@echo 'make bench-load   only the live node under load (LOAD_ARGS=... for its options)'
+	@echo 'make bench-lock   re-resolve $(BENCH_LOCK) from $(BENCH_REQUIREMENTS)'
 	@echo 'make lint         run ament_flake8 and ament_pep257 on the sources'
 	@echo 'make clean        remove $(VENV) and caches'
 
@@ -223,9 +224,38 @@ demo: $(STAMPS)/kernel-requirements
 	$(SUBMAKE) $(STAMPS)/tf2_msgs $(STAMPS)/install $(STAMPS)/warmup
 	$(ROS_RUN) $(VENV_DIR)/bin/gjk-ros demo
 
-$(STAMPS)/bench-requirements: bench/requirements.txt $(STAMPS)/requirements
-	$(PIP) install --quiet -r bench/requirements.txt $(PIP_QUIET)
+# The benchmark's peers, locked as the venv is: bench/requirements.lock pins them and every
+# package they need (exact versions, file hashes), resolved by `make bench-lock` with the
+# versions of $(LOCK_FILE) as constraints. Installed in hash-checking mode with nothing else
+# (--no-deps: the lock is the whole set), under the same constraints: a bench lock that would
+# change a package of the venv stops the install, as does one older than its requirement file.
+BENCH_REQUIREMENTS := bench/requirements.txt
+BENCH_LOCK := bench/requirements.lock
+# $(LOCK_FILE)'s pins without their hashes: as pip constraints (a constraint with a hash would
+# turn hash-checking on for the bench requirements while they are resolved).
+LOCK_PINS = grep -E '^[A-Za-z0-9][A-Za-z0-9._-]*==' $(LOCK_FILE) | sed 's/ *\\$$//'
+
+ifneq ($(LOCK),)
+$(STAMPS)/bench-requirements: $(BENCH_REQUIREMENTS) $(BENCH_LOCK) $(LOCK_FILE) \
+		$(STAMPS)/requirements
+	$(PYTHON) tools/lock.py check $(BENCH_LOCK) $(BENCH_REQUIREMENTS)
+	$(LOCK_PINS) > $(STAMPS)/lock-pins.txt
+	$(PIP) install --quiet --require-hashes --no-deps -r $(BENCH_LOCK) \
+		-c $(STAMPS)/lock-pins.txt $(PIP_QUIET)
 	touch $@
+else
+$(STAMPS)/bench-requirements: $(BENCH_REQUIREMENTS) $(STAMPS)/requirements
+	$(PIP) install --quiet -r $(BENCH_REQUIREMENTS) $(PIP_QUIET)
+	touch $@
+endif
+
+# Re-resolve the bench lock (after an edit of $(BENCH_REQUIREMENTS) or `make lock`).
+bench-lock:
+	pins=$$(mktemp) && trap 'rm -f "$$pins"' EXIT && $(LOCK_PINS) > "$$pins" && \
+		PIP_CONSTRAINT="$$pins" $(PYTHON) tools/lock.py write $(BENCH_LOCK) \
+		$(BENCH_REQUIREMENTS) $(PIP_QUIET)
+	sed -i -e 's/`make venv` installs/`make bench` installs/' \
+		-e 's/`make lock`/`make bench-lock`/' $(BENCH_LOCK)
 
 bench: install $(STAMPS)/bench-requirements
 	$(ROS_RUN) $(VENV_PYTHON) -m bench.run

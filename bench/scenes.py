@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import zlib
 
 from gjk_ros.core import ConvexPolytope
+from gjk_ros.core.rigid import quaternion_matrix
 import numpy
 
 HULL_SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -240,7 +241,7 @@ def box_points(half_extents):
 
 def random_rotation(rng):
     """
-    Draw a rotation matrix uniformly from SO(3).
+    Draw a rotation matrix uniformly from SO(3) (a normalised Gaussian quaternion).
 
     Parameters
     ----------
@@ -253,54 +254,8 @@ def random_rotation(rng):
         (3, 3) rotation.
 
     """
-    quaternion = rng.normal(size=4)
-    return quaternion_matrix(quaternion / numpy.linalg.norm(quaternion))
-
-
-def axis_angle_matrix(axis, angle):
-    """
-    Return the rotation by an angle about a unit axis (Rodrigues).
-
-    Parameters
-    ----------
-    axis : numpy.ndarray
-        (3,) unit axis.
-    angle : float
-        Angle in radians.
-
-    Returns
-    -------
-    numpy.ndarray
-        (3, 3) rotation.
-
-    """
-    cross = numpy.array([[0.0, -axis[2], axis[1]],
-                         [axis[2], 0.0, -axis[0]],
-                         [-axis[1], axis[0], 0.0]])
-    return numpy.eye(3) + numpy.sin(angle) * cross + (1.0 - numpy.cos(angle)) * cross @ cross
-
-
-def quaternion_matrix(quaternion):
-    """
-    Convert a unit quaternion (w, x, y, z) to a rotation matrix.
-
-    Parameters
-    ----------
-    quaternion : numpy.ndarray
-        (4,) unit quaternion, scalar first.
-
-    Returns
-    -------
-    numpy.ndarray
-        (3, 3) rotation.
-
-    """
-    w, x, y, z = quaternion
-    return numpy.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    w, x, y, z = rng.normal(size=4)
+    return quaternion_matrix(x, y, z, w)
 
 
 def make_body(shape, size, rng):
@@ -407,8 +362,11 @@ def pair_motion(spec, radius_a, radius_b, rng):
     max_angle = numpy.radians(spec.rotation_deg)
     for step in range(spec.steps):
         if step > 0 and max_angle > 0.0:
+            # A turn by a random angle about a random unit axis, as its quaternion.
             axis = sphere_points(1, rng)[0]
-            rotation = axis_angle_matrix(axis, rng.uniform(0.0, max_angle)) @ rotation
+            half = 0.5 * rng.uniform(0.0, max_angle)
+            x, y, z = numpy.sin(half) * axis
+            rotation = quaternion_matrix(x, y, z, numpy.cos(half)) @ rotation
         poses[step, 1, :3, :3] = rotation
         poses[step, 1, :3, 3] = poses[0, 0, :3, 3] + offset + step * velocity
     return poses

@@ -569,9 +569,10 @@ def test_every_parameter_has_a_run_time_check():
     from test_node_managed_settings import MANAGED_EFFECTS
     from test_node_planning_scene import PLANNING_SCENE_EFFECTS
     from test_node_separation import SEPARATION_EFFECTS
+    from test_node_settings_separation import GROUP_EFFECTS
     checked = [name for names, _ in
                EFFECTS + OBSERVATION_EFFECTS + PLANNING_SCENE_EFFECTS + MANAGED_EFFECTS
-               + SEPARATION_EFFECTS for name in names]
+               + SEPARATION_EFFECTS + GROUP_EFFECTS for name in names]
     assert sorted(checked) == sorted(documented_parameter_names()), \
         'add a check of its run-time effect to EFFECTS'
     assert len(checked) == len(set(checked))

@@ -17,7 +17,7 @@
 import pathlib
 import sys
 
-from gjk_ros.ros.params import PARAMETERS
+from gjk_ros.ros.params import PARAMETERS, TEMPLATED_PARAMETERS
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -32,6 +32,16 @@ COMPONENTS = {'clock', 'pacing', 'frames', 'sources', 'ingestion', 'decompositio
 def test_yaml_file_is_generated_from_the_specification():
     assert parameter_docs.YAML_PATH.read_text() == parameter_docs.yaml_text(PARAMETERS), \
         'config/gjk_distance.yaml is out of date: run python tools/parameter_docs.py'
+
+
+def test_every_templated_parameter_is_documented():
+    table = parameter_docs.table_text(PARAMETERS)
+    example = parameter_docs.yaml_text(PARAMETERS)
+    for placeholder, specs in TEMPLATED_PARAMETERS:
+        _, name, _ = parameter_docs.EXAMPLES[placeholder]
+        for spec in specs:
+            assert '| `%s.%s` |' % (placeholder, spec.name) in table
+            assert '    #   %s: ' % spec.name in example.split('    # %s:\n' % name)[1]
 
 
 def test_readme_table_is_generated_from_the_specification():
@@ -50,7 +60,10 @@ def test_yaml_file_loads_to_the_defaults():
         assert values[spec.name] == expected, spec.name
 
 
-@pytest.mark.parametrize('spec', PARAMETERS, ids=[spec.name for spec in PARAMETERS])
+ALL_SPECS = PARAMETERS + tuple(spec for _, specs in TEMPLATED_PARAMETERS for spec in specs)
+
+
+@pytest.mark.parametrize('spec', ALL_SPECS, ids=[spec.name for spec in ALL_SPECS])
 def test_every_parameter_reconfigures_a_known_component(spec):
     assert spec.reconfigures, '%s names no component to reconfigure' % spec.name
     assert set(spec.reconfigures) <= COMPONENTS, spec.name

@@ -24,8 +24,10 @@ range, description and the components it reconfigures; the node declares its par
   ``<!-- parameters:end -->``.
 
 Each observation source's own parameters (``OBSERVATION_SOURCE_PARAMETERS``, declared as
-``<name>.<parameter>`` for each name of ``observation_sources``) follow: in the YAML file as a
-commented example block, in the table as ``<name>.<parameter>`` rows.
+``<name>.<parameter>`` for each name of ``observation_sources``) and each separation group's
+(``SEPARATION_GROUP_PARAMETERS``, ``<group>.<parameter>`` for each name of ``separation_groups``)
+follow (``TEMPLATED_PARAMETERS``): in the YAML file as commented example blocks, in the table as
+``<name>.<parameter>`` and ``<group>.<parameter>`` rows.
 
 test/test_parameter_docs.py fails when either is out of date.
 
@@ -61,16 +63,25 @@ def _specs():
     return PARAMETERS
 
 
-def _source_specs():
+def _templated():
     sys.path.insert(0, str(ROOT))
-    from gjk_ros.ros.params import OBSERVATION_SOURCE_PARAMETERS
-    return OBSERVATION_SOURCE_PARAMETERS
+    from gjk_ros.ros.params import TEMPLATED_PARAMETERS
+    return TEMPLATED_PARAMETERS
 
 
-SOURCE_EXAMPLE = """\
+# Per placeholder of TEMPLATED_PARAMETERS: the example block's heading, its name and the values
+# it shows other than the defaults.
+EXAMPLES = {
+    '<name>': ("""\
     # Each name in observation_sources is configured by the parameters below, declared under
     # that name when the node starts (Nav2's layout), e.g. for observation_sources: [camera]:
-"""
+""", 'camera', {'topic': '/camera/depth/points'}),
+    '<group>': ("""\
+    # Each name in separation_groups is configured by the parameters below, declared under
+    # that name when it joins the list (at start-up or at run time), e.g. for
+    # separation_groups: [people]:
+""", 'people', {'obstacles': ['person_*']}),
+}
 
 
 def yaml_value(value):
@@ -78,6 +89,8 @@ def yaml_value(value):
     if isinstance(value, bool):
         return 'true' if value else 'false'
     if isinstance(value, float):
+        if math.isnan(value):
+            return '.nan'
         if math.isinf(value):
             return '.inf' if value > 0 else '-.inf'
         return repr(value)
@@ -96,18 +109,20 @@ def yaml_text(specs):
         lines = textwrap.wrap(spec.description, WIDTH - len(indent) - 2)
         comment = ''.join('%s# %s\n' % (indent, line) for line in lines)
         blocks.append('%s%s%s: %s\n' % (comment, indent, spec.name, yaml_value(spec.default)))
-    return YAML_HEADER + '\n'.join(blocks) + '\n' + source_example_text()
+    examples = [example_text(placeholder, specs) for placeholder, specs in _templated()]
+    return YAML_HEADER + '\n'.join(blocks) + '\n' + '\n'.join(examples)
 
 
-def source_example_text():
-    """Return the commented ``camera:`` block of the per-source parameters (YAML)."""
+def example_text(placeholder, specs):
+    """Return the commented example block (YAML) of the parameters under each ``placeholder``."""
+    heading, name, values = EXAMPLES[placeholder]
     indent = '    #   '
-    lines = [SOURCE_EXAMPLE, '    # camera:\n']
-    for spec in _source_specs():
+    lines = [heading, '    # %s:\n' % name]
+    for spec in specs:
         for line in textwrap.wrap(spec.description, WIDTH - len(indent) - 2,
                                   break_on_hyphens=False):
             lines.append('%s# %s\n' % (indent, line))
-        value = '/camera/depth/points' if spec.name == 'topic' else yaml_value(spec.default)
+        value = yaml_value(values.get(spec.name, spec.default))
         lines.append('%s%s: %s\n' % (indent, spec.name, value))
     return ''.join(lines)
 
@@ -122,9 +137,10 @@ def _range(spec):
 
 def table_text(specs):
     """Return the README's parameter table (markdown)."""
-    kinds = {'string_array': 'string[]'}
+    kinds = {'string_array': 'string[]', 'double_array': 'double[]'}
     rows = ['| name | type | default | meaning |', '| --- | --- | --- | --- |']
-    templated = [(spec, '<name>.' + spec.name) for spec in _source_specs()]
+    templated = [(spec, '%s.%s' % (placeholder, spec.name))
+                 for placeholder, specs in _templated() for spec in specs]
     for spec, name in [(spec, spec.name) for spec in specs] + templated:
         description = spec.description.replace('|', '\\|')
         rows.append('| `%s` | %s%s | `%s` | %s |' % (

@@ -20,6 +20,12 @@ accepted at run time calls ``configure(config)`` on exactly those components, so
 keeps an old value because a hand-written list forgot it. A bad value from the parameter file
 falls back to the default with one error line; a bad value set at run time is refused with the
 reason (``ros2 param set`` prints it).
+
+Nav2's layout: each name of ``observation_sources`` (read at start-up) and of
+``separation_groups`` (start-up and run time) has its own ``<name>.*`` parameters, declared here
+once the name is known, validated and routed as any other. A separation group's term from the
+parameter file that is refused leaves its group unknown, naming it, instead of the default: a
+rated term never falls back.
 """
 
 import math
@@ -28,6 +34,7 @@ from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.inputs.sources.observations import ObservationSource
 from gjk_ros.ros.params import (Config, PARAMETERS, parsed_bodies, source_parameter_of,
                                 START_UP_SOURCE_PARAMETERS, validate_parameter)
+from gjk_ros.ros.params.separation import group_parameter_of, group_parameter_specs
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
@@ -41,6 +48,7 @@ _PARAMETER_TYPES = {
     'integer': Parameter.Type.INTEGER,
     'bool': Parameter.Type.BOOL,
     'string_array': Parameter.Type.STRING_ARRAY,
+    'double_array': Parameter.Type.DOUBLE_ARRAY,
 }
 _SPECS = {spec.name: spec for spec in PARAMETERS}
 # Parameters read once, at start-up (observation_sources shapes the subscriptions; autostart
@@ -69,57 +77,94 @@ class NodeParameters:
     def __init__(self, node, reconfigure):
         self._node = node
         self._reconfigure = reconfigure
+        self._specs = dict(_SPECS)
+        self._refused = {}  # <group>.<parameter> -> why the parameter file's value was refused
+        self._declaring = False
         for spec in PARAMETERS:
             self._declare_checked(spec)
         # Nav2's way: each observation source declares its parameters under its name once
         # observation_sources is known (it is read at start-up only).
-        self._specs = dict(_SPECS)
         for source in node.get_parameter('observation_sources').value or ():
-            for spec in ObservationSource.parameter_specs(source):
-                self._specs[spec.name] = spec
-                self._declare_checked(spec)
+            self._declare_all(ObservationSource.parameter_specs(source))
+        self._declare_groups()
         self.config = self._read()
         node.add_on_set_parameters_callback(self._on_set)
         node.add_post_set_parameters_callback(self._on_changed)
 
+    def _declare_groups(self):
+        """Declare the ``<group>.*`` parameters of each separation group not declared yet."""
+        for group in self._node.get_parameter('separation_groups').value or ():
+            self._declare_all(group_parameter_specs(group))
+
+    def _declare_all(self, specs):
+        """
+        Declare each of ``specs`` not declared yet, and route its changes.
+
+        At run time each declaration calls the post-set callback: ``_on_changed`` waits for
+        the caller, which reads every parameter once they are all declared.
+        """
+        declaring, self._declaring = self._declaring, True
+        try:
+            for spec in specs:
+                if spec.name not in self._specs:
+                    self._declare_checked(spec)
+                    self._specs[spec.name] = spec
+        finally:
+            self._declaring = declaring
+
     def _declare_checked(self, spec):
-        """Declare one parameter; a bad value from the parameter file falls back to default."""
+        """
+        Declare one parameter; a bad value from the parameter file is replaced by the default.
+
+        For a separation group's term the refusal is kept: its group is unknown until the term
+        is set (``SeparationGroup.from_values``).
+        """
         node, descriptor = self._node, _descriptor(spec)
         try:
             self._declare(spec, descriptor, ignore_override=False)
-            reason = parameter_problem(spec.name, node.get_parameter(spec.name).value)
         except (InvalidParameterTypeException, InvalidParameterValueException) as error:
-            reason = str(error)
-            self._declare(spec, descriptor, ignore_override=True)
-        if reason is not None:
+            reason = str(error)  # refused by its type or by _on_set: not declared
+        else:
+            reason = parameter_problem(spec.name, node.get_parameter(spec.name).value)
+            if reason is not None:
+                node.undeclare_parameter(spec.name)
+        if reason is None:
+            return
+        self._declare(spec, descriptor, ignore_override=True)
+        if group_parameter_of(spec.name) is not None:
+            self._refused[spec.name] = reason
+            node.get_logger().error('parameter %s rejected: %s; its separation group is '
+                                    'unknown until it is set' % (spec.name, reason))
+        else:
             node.get_logger().error('parameter %s rejected: %s; using the default %r'
                                     % (spec.name, reason, spec.default))
-            node.set_parameters([Parameter(spec.name, _PARAMETER_TYPES[spec.kind],
-                                           spec.default)])
 
     def _declare(self, spec, descriptor, ignore_override):
         node = self._node
-        if spec.kind != 'string_array':
+        if not descriptor.dynamic_typing:
             node.declare_parameter(spec.name, spec.default, descriptor, ignore_override)
             return
         # Clients cannot type an empty list (rclpy makes [] a byte array, `ros2 param set`
-        # a bool array, YAML's [] is dropped): pattern lists are dynamically typed, any empty
-        # array is accepted as "no patterns", and the callback rejects anything but strings.
-        descriptor.dynamic_typing = True
-        descriptor.type = Parameter.Type.NOT_SET.value
-        node.declare_parameter(spec.name, spec.default or None, descriptor, ignore_override)
-        if node.get_parameter(spec.name).type_ == Parameter.Type.NOT_SET:
-            node.set_parameters([Parameter(spec.name, Parameter.Type.STRING_ARRAY,
+        # a bool array, YAML's [] is dropped): arrays are dynamically typed, any empty array
+        # is accepted as "none", and the callback rejects anything else of the wrong type.
+        array = spec.kind.endswith('_array')
+        node.declare_parameter(spec.name, (list(spec.default) or None) if array else
+                               spec.default, descriptor, ignore_override)
+        if array and node.get_parameter(spec.name).type_ == Parameter.Type.NOT_SET:
+            node.set_parameters([Parameter(spec.name, _PARAMETER_TYPES[spec.kind],
                                            list(spec.default))])
 
     def _read(self):
         return Config.from_values({name: self._node.get_parameter(name).value
-                                   for name in self._specs})
+                                   for name in self._specs}, self._refused)
 
     def _on_set(self, parameters):
         limits = self.config.ingest_limits()
         for parameter in parameters:
             reason = parameter_problem(parameter.name, parameter.value, limits)
+            if parameter.type_ == Parameter.Type.NOT_SET and parameter.name in self._specs:
+                # rclpy undeclares a dynamically typed parameter set to NOT_SET.
+                reason = 'cannot be deleted: set it to its default instead'
             if reason is None and _changes_start_up_value(parameter, self._node):
                 reason = 'read at start-up: restart the node'
             if reason is not None:
@@ -128,6 +173,12 @@ class NodeParameters:
         return SetParametersResult(successful=True)
 
     def _on_changed(self, parameters):
+        if self._declaring:
+            return  # the declaring caller reads every parameter when it is done
+        for parameter in parameters:
+            self._refused.pop(parameter.name, None)  # a value set now passed validation
+        if any(parameter.name == 'separation_groups' for parameter in parameters):
+            self._declare_groups()
         self.config = self._read()
         components = set()
         for parameter in parameters:
@@ -153,6 +204,8 @@ def _changes_start_up_value(parameter, node):
 
 
 def _descriptor(spec):
+    if spec.dynamic_typing or spec.kind.endswith('_array'):
+        return ParameterDescriptor(description=spec.description, dynamic_typing=True)
     descriptor = ParameterDescriptor(description=spec.description,
                                      type=_PARAMETER_TYPES[spec.kind].value)
     finite = math.isfinite(spec.low) and math.isfinite(spec.high)

@@ -25,10 +25,12 @@ class ParameterSpec:
     """
     One parameter: name, default, description and limits.
 
-    ``kind`` is one of 'string', 'double', 'bool', 'string_array'. ``low``/``high`` are
-    inclusive bounds of a double (also declared as a FloatingPointRange unless infinite);
-    ``positive`` makes the lower bound exclusive. ``reconfigures`` names the node components
-    that take a new value at run time (``DistanceNode.components``).
+    ``kind`` is one of 'string', 'double', 'integer', 'bool', 'string_array', 'double_array'.
+    ``low``/``high`` are inclusive bounds of a number (also declared as a range unless
+    infinite); ``positive`` makes the lower bound exclusive. ``reconfigures`` names the node
+    components that take a new value at run time (``DistanceNode.components``).
+    ``dynamic_typing`` declares it without a type or range, so that validation alone decides:
+    a rated term's ``.nan`` (unset), an integer for a double, any empty array (unset).
     """
 
     name: str
@@ -39,3 +41,4 @@ class ParameterSpec:
     high: float = math.inf
     positive: bool = False
     reconfigures: tuple = ()
+    dynamic_typing: bool = False

@@ -25,14 +25,25 @@ each object ADD: adding it again replaces it). Parameters (read at start):
 - ``frame_id`` (string, default ''): the frame of objects whose ``header.frame_id`` is empty
   ('' leaves it empty: the distance node reads that as its ``fixed_frame``);
 - ``topic`` (string, default ``/planning_scene``): where the distance node's
-  ``planning_scene_topic`` (and ``move_group``) read scene diffs.
+  ``planning_scene_topic`` (and ``move_group``) read scene diffs;
+- ``republish_on_subscribe`` (bool, default false): also publish whenever a subscriber joins
+  later (see below: it undoes removals; for a distance node that restarts alone, without
+  move_group to ask).
 
 A mesh named by a file (``resource``, a ``package://`` URI through the ament index, a
 ``file://`` URI or a path) is read here and sent as its triangles: a CollisionObject carries
-meshes, not files. The publisher is transient-local (latched) and publishes again whenever a
-subscriber appears, so that a subscriber started later, volatile as the distance node's and
-move_group's are, also receives the scene. Every error names the file, the object and the
-field, never the contents; a bad object or file is left out and the others are published.
+meshes, not files. Every error names the file, the object and the field, never the contents;
+a bad object or file is left out and the others are published.
+
+When it publishes is MoveIt's ``publish_scene_from_text``'s rule: once, as soon as the topic
+has a subscriber. The files are the scene's start, not its state: a node that removes or
+moves one of their objects afterwards is never undone behind its back, as it would be by a
+publication to every later subscriber (a volatile subscription, as the distance node's and
+move_group's are, cannot be sent to alone). The publisher is transient-local (latched), so a
+transient-local subscriber that joins later still gets the files' scene; a volatile one asks
+for it with ``~/publish`` (std_srvs/Trigger), which publishes it again to every subscriber
+(adding back what was removed since: that is what is asked). ``republish_on_subscribe`` makes
+every new subscriber such a request.
 """
 
 from dataclasses import dataclass
@@ -183,13 +194,14 @@ def _pose(form):
 
 
 def _node():
-    """Build the node: read the files, publish, and publish again to each new subscriber."""
+    """Build the node: read the files; publish once a subscriber matches, and on request."""
     from moveit_msgs.msg import PlanningScene
     from gjk_ros.ros.qos import LATCHED_QOS
     from rcl_interfaces.msg import ParameterDescriptor
     from rclpy.event_handler import PublisherEventCallbacks
     from rclpy.node import Node
     from rclpy.parameter import Parameter
+    from std_srvs.srv import Trigger
 
     node = Node(NODE_NAME)
     read_only = ParameterDescriptor(read_only=True)
@@ -197,6 +209,7 @@ def _node():
                                    read_only).value or []
     frame_id = node.declare_parameter('frame_id', '', read_only).value
     topic = node.declare_parameter('topic', DEFAULT_TOPIC, read_only).value
+    on_subscribe = node.declare_parameter('republish_on_subscribe', False, read_only).value
     files = [path for path in files if path]
     logger = node.get_logger()
     if not files:
@@ -205,21 +218,32 @@ def _node():
     for error in loaded.errors:
         logger.error(error)
     message = planning_scene_message(loaded)
+    published = []  # why each publication so far was made
 
-    def publish():
+    def publish(why):
         publisher.publish(message)
+        published.append(why)
+        summary = '%d objects and %d attached objects from %d file(s) on %s (%d error(s)), ' \
+            '%s, to %d subscriber(s)' % (len(loaded.objects), len(loaded.attached), len(files),
+                                         publisher.topic_name, len(loaded.errors), why,
+                                         publisher.get_subscription_count())
+        logger.info(summary)
+        return summary
 
     def on_matched(info):
-        if info.current_count_change > 0:
-            publish()  # a subscriber that joined after the last publication
+        if info.current_count_change > 0 and not published:
+            publish('once a subscriber matched')
+        elif info.current_count_change > 0 and on_subscribe:
+            publish('for a subscriber that joined (republish_on_subscribe)')
+
+    def on_request(request, response):
+        response.message, response.success = publish('on request'), True
+        return response
 
     publisher = node.create_publisher(PlanningScene, topic, LATCHED_QOS,
                                       event_callbacks=PublisherEventCallbacks(
                                           matched=on_matched))
-    publish()
-    logger.info('%d objects and %d attached objects from %d file(s) on %s (%d error(s))'
-                % (len(loaded.objects), len(loaded.attached), len(files),
-                   publisher.topic_name, len(loaded.errors)))
+    node.create_service(Trigger, '~/publish', on_request)
     return node
 
 

@@ -34,22 +34,19 @@ cycle under the cycle's header; ``~/speed_scaling`` takes the smallest of them
 (``ScalingOutputs.publish``'s ``limit``). A convenience, not a rated safety
 function: docs/motion.md says which terms must come from rated data.
 
-The ``<group>.*`` parameters are declared here, when the group is configured, as the
-observation sources' are by the node (Nav2's layout).
+The groups come built (``Config.separations``): their ``<group>.*`` parameters are declared,
+validated and routed by the node's parameters (``gjk_ros.ros.node_parameters``), as the
+observation sources' are (Nav2's layout).
 """
 
 import collections
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 import math
 
 from gjk_ros.core.separation import evaluate_group, separation_margin
 from gjk_ros.ros.outputs.safety import lower_bounds, UNKNOWN_STATUS
-from gjk_ros.ros.params.config import separation_groups
-from gjk_ros.ros.params.separation import group_parameter_of, group_parameter_specs
 from gjk_ros.ros.records import PairStatus
 import numpy
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from sensor_msgs.msg import Range
 from std_msgs.msg import Float64
 
@@ -136,12 +133,12 @@ _MatchedFor = collections.namedtuple('_MatchedFor', 'names groups')
 
 class SeparationOutputs:
     """
-    The separation groups of one node: their parameters, publishers and cycle.
+    The separation groups of one node: their publishers and cycle.
 
     Parameters
     ----------
     node : rclpy.node.Node
-        Declares the ``<group>.*`` parameters and creates the publishers.
+        Creates the publishers.
     qos : rclpy.qos.QoSProfile
         The safety outputs' QoS.
 
@@ -153,21 +150,11 @@ class SeparationOutputs:
         self.verdicts = {}  # name -> GroupVerdict of the last cycle
         self._config = None
         self._members, self._members_of = {}, None
-        self._refused = {}  # parameter -> why the parameter file's value was refused
-        self._callback = node.add_post_set_parameters_callback(self._on_changed)
 
     def configure(self, config):
-        """Declare and read the groups' parameters; make or drop their publishers."""
+        """Take the groups of ``config.separations``; make or drop their publishers."""
         self._config = config
-        values, refused = {}, {}
-        for name in config.separation_groups:
-            for spec in group_parameter_specs(name):
-                values[spec.name], reason = self._declared_value(spec)
-                if reason and name not in refused:
-                    refused[name] = '%s: %s' % (spec.name, reason)
-        groups = {group.name: replace(group, problem=refused.get(group.name, group.problem))
-                  for group in separation_groups(config.separation_groups,
-                                                 config.observation_sources, values)}
+        groups = {group.name: group for group in config.separations}
         for name in set(self.groups) - set(groups):
             for publisher in self.groups.pop(name)[1:]:
                 self._node.destroy_publisher(publisher)
@@ -188,10 +175,13 @@ class SeparationOutputs:
         return [publisher for _, *publishers in self.groups.values() for publisher in publishers]
 
     def close(self):
-        """Stop following the groups' parameters (the publishers go with ``publishers``)."""
-        if self._callback is not None:
-            self._node.remove_post_set_parameters_callback(self._callback)
-            self._callback = None
+        """
+        Forget the last verdicts (cleanup, shutdown).
+
+        The parameters are the node's (``NodeParameters``), the publishers the caller's to
+        destroy (``publishers``): nothing else is held.
+        """
+        self.verdicts = {}
 
     def evaluate(self, records, ready, names, robot_speeds):
         """
@@ -250,33 +240,3 @@ class SeparationOutputs:
                 for name, (group, _, _) in self.groups.items()}
             self._members_of = _MatchedFor(obstacle_names, groups)
         return self._members
-
-    def _declared_value(self, spec):
-        """
-        Declare ``spec`` on the node once; return its value and why a file's was refused.
-
-        Dynamically typed: a rated term is a double (.nan: unset), a table a double array, and
-        an empty array is "not set" (rclpy cannot type one). A refused value from a parameter
-        file leaves the default, and the group unknown with the reason.
-        """
-        node, reason = self._node, ''
-        if not node.has_parameter(spec.name):
-            descriptor = ParameterDescriptor(description=spec.description, dynamic_typing=True)
-            default = None if spec.kind.endswith('array') else spec.default
-            try:
-                node.declare_parameter(spec.name, default, descriptor)
-            except (InvalidParameterTypeException, InvalidParameterValueException) as error:
-                reason = str(error)
-                self._refused[spec.name] = reason
-                node.declare_parameter(spec.name, default, descriptor, ignore_override=True)
-        return node.get_parameter(spec.name).value, self._refused.get(spec.name, '')
-
-    def _on_changed(self, parameters):
-        """Read the groups again when a ``<group>.*`` parameter changed (validated when set)."""
-        for parameter in parameters:
-            self._refused.pop(parameter.name, None)  # a value set now passed validation
-        if self._config is not None and any(
-                group_parameter_of(parameter.name) is not None and
-                group_parameter_of(parameter.name)[0] in self.groups
-                for parameter in parameters):
-            self.configure(self._config)

@@ -24,8 +24,9 @@ Parameters of the ``gjk_distance`` node, one idea per module.
 
 A parameter is described by a ``gjk_ros.ros.parameter_spec.ParameterSpec``. An observation
 source's ``<name>.*`` parameters are its own
-(``gjk_ros.ros.inputs.sources.observation_settings``). Nothing here imports ROS; the node declares
-and routes them (``gjk_ros.ros.node_parameters``).
+(``gjk_ros.ros.inputs.sources.observation_settings``), a separation group's ``<group>.*`` are
+``separation``'s. Nothing here imports ROS; the node declares, validates and routes all of them
+alike (``gjk_ros.ros.node_parameters``).
 """
 
 from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_PARAMETERS,
@@ -35,11 +36,12 @@ from gjk_ros.ros.inputs.sources.observation_settings import (OBSERVATION_SOURCE_
                                                              START_UP_SOURCE_PARAMETERS)
 from gjk_ros.ros.parameter_spec import ParameterSpec
 from gjk_ros.ros.params.body_texts import parse_body_descriptions, parsed_bodies
-from gjk_ros.ros.params.catalogue import documented_parameter_names, PARAMETERS
+from gjk_ros.ros.params.catalogue import (documented_parameter_names, PARAMETERS,
+                                          TEMPLATED_PARAMETERS)
 from gjk_ros.ros.params.config import Config
 from gjk_ros.ros.params.validation import validate_parameter
 
 __all__ = ['Config', 'documented_parameter_names', 'OBSERVATION_SOURCE_PARAMETERS',
            'ObservationSettings', 'PARAMETERS', 'ParameterSpec', 'parse_body_descriptions',
            'parsed_bodies', 'source_parameter_of', 'source_parameter_specs',
-           'START_UP_SOURCE_PARAMETERS', 'validate_parameter']
+           'START_UP_SOURCE_PARAMETERS', 'TEMPLATED_PARAMETERS', 'validate_parameter']

@@ -17,14 +17,16 @@ The node's parameters (``PARAMETERS``): the one list the node declares from.
 
 ``config/gjk_distance.yaml`` and the README table are generated from it
 (tools/parameter_docs.py; a test checks that they agree). The ``<name>.*`` parameters of each
-observation source are its own (``sources.observation_settings``).
+observation source are its own (``sources.observation_settings``), and the ``<group>.*`` ones of
+each separation group (``params.separation``).
 """
 
 from gjk_ros.ros.inputs.limits import IngestLimits
 from gjk_ros.ros.inputs.sources.observation_settings import OBSERVATION_SOURCE_PARAMETERS
 from gjk_ros.ros.parameter_spec import ParameterSpec
+from gjk_ros.ros.params.separation import SEPARATION_GROUP_PARAMETERS
 
-__all__ = ['documented_parameter_names', 'PARAMETERS']
+__all__ = ['documented_parameter_names', 'PARAMETERS', 'TEMPLATED_PARAMETERS']
 
 # The input limits' defaults live in one place, IngestLimits.
 _LIMITS = IngestLimits()
@@ -373,7 +375,13 @@ PARAMETERS = (
 )
 
 
+TEMPLATED_PARAMETERS = (('<name>', OBSERVATION_SOURCE_PARAMETERS),
+                        ('<group>', SEPARATION_GROUP_PARAMETERS))
+"""The parameters declared under each name of a list: ``(placeholder, specs)``."""
+
+
 def documented_parameter_names():
-    """Every parameter name, the per-source ones as ``<name>.<parameter>``."""
-    return [spec.name for spec in PARAMETERS] + \
-        ['<name>.%s' % spec.name for spec in OBSERVATION_SOURCE_PARAMETERS]
+    """Every parameter name, the per-source and per-group ones as ``<name>.<parameter>``."""
+    return [spec.name for spec in PARAMETERS] + [
+        '%s.%s' % (placeholder, spec.name)
+        for placeholder, specs in TEMPLATED_PARAMETERS for spec in specs]

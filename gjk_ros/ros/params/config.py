@@ -35,18 +35,19 @@ __all__ = ['Config']
 _LIMITS = IngestLimits()
 
 
-def separation_groups(names, sources, values):
+def separation_groups(names, sources, values, refused=None):
     """
     Return the SeparationGroup of each group name, from ``{'<group>.<parameter>': value}``.
 
     A name that is also an observation source's is refused here (each is checked alone when
-    set): the group carries the reason and is unknown.
+    set): the group carries the reason and is unknown. ``refused`` as for
+    ``SeparationGroup.from_values``.
     """
     groups = []
     for name in names:
         reason = validate_group_names([name], sources)
         groups.append(SeparationGroup(name, problem='separation_groups: %s' % reason)
-                      if reason else SeparationGroup.from_values(name, values))
+                      if reason else SeparationGroup.from_values(name, values, refused))
     return tuple(groups)
 
 
@@ -134,11 +135,13 @@ class Config:
     """SeparationGroup of each name of separation_groups, in order."""
 
     @classmethod
-    def from_values(cls, values):
+    def from_values(cls, values, refused=None):
         """
         Build from a {name: python value} mapping; lists become tuples, floats are cast.
 
-        Unknown names are ignored and missing ones keep their defaults.
+        Unknown names are ignored and missing ones keep their defaults. ``refused``:
+        ``{'<group>.<parameter>': why}`` of the separation groups' values the parameter file
+        gave and the node refused (each leaves its group unknown).
         """
         kwargs = {}
         for spec in PARAMETERS:
@@ -155,7 +158,8 @@ class Config:
         kwargs['observations'] = tuple(ObservationSettings.from_values(name, values)
                                        for name in kwargs.get('observation_sources', ()))
         kwargs['separations'] = separation_groups(kwargs.get('separation_groups', ()),
-                                                  kwargs.get('observation_sources', ()), values)
+                                                  kwargs.get('observation_sources', ()), values,
+                                                  refused)
         return cls(**kwargs)
 
     def ingest_limits(self):

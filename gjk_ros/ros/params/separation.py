@@ -17,12 +17,14 @@ The ``<group>.*`` parameters of a speed-and-separation group, and its typed snap
 
 As ``observation_sources`` (Nav2's layout), each name in ``separation_groups`` is configured by
 its own parameters, ``<group>.<parameter>``: the obstacles it watches and the terms of ISO/TS
-15066's protective separation distance (``gjk_ros.core.separation``, docs/motion.md). The rated
-terms have no default: a term left unset (or set to ``.nan``) makes the group unknown (margin
--inf, scaling 0) and ``~/safety_detail`` names it. No ROS here.
+15066's protective separation distance (``gjk_ros.core.separation``, docs/motion.md). The node
+declares them as it declares a source's (``gjk_ros.ros.node_parameters``), when a name joins
+``separation_groups``. The rated terms have no default: a term left unset (or set to ``.nan``)
+makes the group unknown (margin -inf, scaling 0) and ``~/safety_detail`` names it; so does a
+value the parameter file gave and the node refused. No ROS here.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import fnmatch
 import math
 import re
@@ -34,7 +36,9 @@ __all__ = ['group_parameter_of', 'group_parameter_problem', 'group_parameter_spe
            'SEPARATION_GROUP_PARAMETERS', 'SeparationGroup', 'validate_group_names']
 
 # The longest stopping table, the largest speed (m/s), time (s) and length (m) a term may take:
-# bounds on what a parameter file can make the node evaluate.
+# bounds on what a parameter file can make the node evaluate. Each group declares its
+# parameters and two publishers: MAX_GROUPS bounds them.
+MAX_GROUPS = 100
 MAX_TABLE_ROWS = 100
 MAX_SPEED, MAX_TIME, MAX_LENGTH = 100.0, 60.0, 100.0
 _TABLE = ('stopping_table_speeds', 'stopping_table_distances', 'stopping_table_times')
@@ -47,44 +51,44 @@ SEPARATION_GROUP_PARAMETERS = (
                   'source name selects its cloud (e.g. [camera, person_*]). Matching nothing '
                   'leaves the group empty: clear (margin inf, scaling 1) only with '
                   'allow_no_obstacles, unknown otherwise.',
-                  reconfigures=('outputs',)),
+                  reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('human_speed', 'double', HUMAN_WALKING_SPEED,
                   'v_h, m/s: how fast a person approaches (ISO 13855 walking speed 1.6 m/s; '
                   'set by the risk assessment).',
-                  low=0.0, high=MAX_SPEED, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_SPEED, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('reaction_time', 'double', math.nan,
                   'T_r, s: sensing, processing and controller response time.' + _UNSET,
-                  low=0.0, high=MAX_TIME, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_TIME, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('stopping_time', 'double', math.nan,
                   'T_s, s: the robot stopping time (ISO 10218-1 Annex B), unless a stopping '
                   'table is given.' + _UNSET,
-                  low=0.0, high=MAX_TIME, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_TIME, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('stopping_distance', 'double', math.nan,
                   'S_s, m: the robot stopping distance, unless a stopping table is given.'
                   + _UNSET,
-                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('stopping_table_speeds', 'double_array', [],
                   'Optional stopping table: robot speeds (m/s) from 0, strictly increasing; '
                   'S_s and T_s are read at the closing speed, linearly between rows, and a '
                   'speed beyond the last row is unknown (scaling 0).',
-                  reconfigures=('outputs',)),
+                  reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('stopping_table_distances', 'double_array', [],
                   'S_s (m) at each stopping_table_speeds row, non-decreasing.',
-                  reconfigures=('outputs',)),
+                  reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('stopping_table_times', 'double_array', [],
                   'T_s (s) at each stopping_table_speeds row, non-decreasing.',
-                  reconfigures=('outputs',)),
+                  reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('intrusion_distance', 'double', math.nan,
                   'C, m: how far a body part reaches past the sensing before detection (ISO '
                   '13855).' + _UNSET,
-                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('human_uncertainty', 'double', math.nan,
                   "Z_d, m: the person's position uncertainty (the sensor's tolerance)."
                   + _UNSET,
-                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',), dynamic_typing=True),
     ParameterSpec('robot_uncertainty', 'double', math.nan,
                   "Z_r, m: the robot's position uncertainty." + _UNSET,
-                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',)),
+                  low=0.0, high=MAX_LENGTH, reconfigures=('outputs',), dynamic_typing=True),
 )
 """The parameters of one separation group, declared as ``<group>.<parameter>``."""
 
@@ -95,9 +99,7 @@ _GROUP_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*')
 
 def group_parameter_specs(group):
     """Return the ``SEPARATION_GROUP_PARAMETERS`` of one group, named ``<group>.<name>``."""
-    return tuple(ParameterSpec('%s.%s' % (group, spec.name), spec.kind, spec.default,
-                               spec.description, spec.low, spec.high, spec.positive,
-                               spec.reconfigures)
+    return tuple(replace(spec, name='%s.%s' % (group, spec.name))
                  for spec in SEPARATION_GROUP_PARAMETERS)
 
 
@@ -111,6 +113,8 @@ def group_parameter_of(name):
 
 def validate_group_names(names, taken=()):
     """Why a ``separation_groups`` list is refused (``taken``: the source names), or None."""
+    if len(names) > MAX_GROUPS:
+        return 'at most %d groups, got %d' % (MAX_GROUPS, len(names))
     seen = set()
     for name in names:
         if not isinstance(name, str) or not _GROUP_NAME.fullmatch(name):
@@ -166,16 +170,24 @@ class SeparationGroup:
     problem: str = ''
 
     @classmethod
-    def from_values(cls, name, values):
-        """Build from ``{'<group>.<parameter>': value}``; missing ones are unset (defaults)."""
+    def from_values(cls, name, values, refused=None):
+        """
+        Build from ``{'<group>.<parameter>': value}``; missing ones are unset (defaults).
+
+        ``refused``: ``{'<group>.<parameter>': why}`` of the values a parameter file gave and
+        the node refused. Such a group is unknown, naming the parameter: its value is now the
+        default, which is not what the file asked for (a rated term must never fall back).
+        """
         def value(parameter):
             found = values.get('%s.%s' % (name, parameter))
             return _SPECS[parameter].default if found is None else found
 
+        refused = refused or {}
         for parameter in _SPECS:
-            reason = group_parameter_problem(parameter, values.get('%s.%s' % (name, parameter)))
+            key = '%s.%s' % (name, parameter)
+            reason = refused.get(key) or group_parameter_problem(parameter, values.get(key))
             if reason is not None:
-                return cls(name, problem='%s.%s: %s' % (name, parameter, reason))
+                return cls(name, problem='%s: %s' % (key, reason))
         table = None
         speeds, distances, times = (tuple(float(v) for v in value(column)) for column in _TABLE)
         if speeds or distances or times:
