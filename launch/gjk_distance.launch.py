@@ -34,7 +34,8 @@ Launch arguments:
   ``change_state`` calls (docs/managed_node.md);
 - ``scene_files``: world files, comma-separated (PlanningScene YAML, MoveIt ``.scene``): if not
   empty, a ``scene_publisher`` node publishes their objects on ``/planning_scene`` and the node's
-  ``planning_scene`` is turned on (docs/planning_scene.md, "World files").
+  ``planning_scene`` is turned on (docs/planning_scene.md, "World files"); with ``respawn`` it
+  sends them again to each new subscriber, so that a respawned node gets them.
 
 The node is started with launch_ros's ``LifecycleNode`` action, so that other launch files can
 emit ``launch_ros.events.lifecycle.ChangeState`` at it and react to its ``StateTransition``
@@ -63,7 +64,7 @@ def _node(context):
     scene_files = _scene_files(context)
     return [distance_node(context, _argument(context, 'namespace'),
                           [{'planning_scene': True}] if scene_files else [])] + \
-        _scene_publisher(scene_files) + _rviz(context)
+        _scene_publisher(scene_files, _argument(context, 'respawn') == 'true') + _rviz(context)
 
 
 def _scene_files(context):
@@ -72,12 +73,19 @@ def _scene_files(context):
             if path.strip()]
 
 
-def _scene_publisher(scene_files):
-    """Return the ``scene_publisher`` node for ``scene_files`` (none for no files)."""
+def _scene_publisher(scene_files, respawn):
+    """
+    Return the ``scene_publisher`` node for ``scene_files`` (none for no files).
+
+    A respawned distance node subscribes again, after the files were sent: with ``respawn``
+    the publisher sends them to each new subscriber (``republish_on_subscribe``), so that a
+    restarted monitor never runs without the world's obstacles (docs/planning_scene.md).
+    """
     if not scene_files:
         return []
     return [Node(package='gjk_ros', executable='scene_publisher', name='scene_publisher',
-                 parameters=[{'scene_files': scene_files}], output='screen')]
+                 parameters=[{'scene_files': scene_files, 'republish_on_subscribe': respawn}],
+                 output='screen')]
 
 
 def _rviz(context):

@@ -336,8 +336,14 @@ def test_an_open_mesh_is_said_once_by_name_and_its_mode_change_applies_to_the_he
     world.clear()
 
 
-def test_a_node_started_after_the_publisher_gets_the_scene(world, tmp_path):
-    """The publisher is latched and publishes again to a new subscriber: order is free."""
+def test_a_node_started_after_the_publisher_gets_the_scene_when_asked(world, tmp_path):
+    """
+    The publisher sends the files once; a node that joins later asks for them (``~/publish``).
+
+    A later subscriber makes it send nothing on its own (test_scene_publisher_process.py):
+    that would add back objects other nodes removed.
+    """
+    from std_srvs.srv import Trigger
     path = world.folder / 'scenes' / 'cage' / 'scene_cage.yaml'
     world.place('cage_panda')
     with Publisher(world, [path], 'before') as publisher:
@@ -349,7 +355,17 @@ def test_a_node_started_after_the_publisher_gets_the_scene(world, tmp_path):
             with Scene(session_domain_id(), node_namespace='/late') as scene:
                 from gjk_ros.models.scene_files import read_scene_file
                 ids = sorted(o['id'] for o in read_scene_file(path).objects)
-                wait_until(lambda: sorted(scene.name_list('obstacles')) == ids,
-                           STARTUP_TIMEOUT, 'the late node holding the cage',
+                client = scene.node.create_client(Trigger, '/scene_publisher/publish')
+                asked = []
+
+                def holds_the_cage():
+                    # Asked again until the late node's subscription has matched and heard it.
+                    if sorted(scene.name_list('obstacles') or []) == ids:
+                        return True
+                    if client.service_is_ready() and (not asked or asked[-1].done()):
+                        asked.append(client.call_async(Trigger.Request()))
+                    return False
+                wait_until(holds_the_cage, STARTUP_TIMEOUT, 'the late node holding the cage',
                            node_process=late)
+                assert asked[-1].result() is None or asked[-1].result().success
     world.clear()
