@@ -204,6 +204,7 @@ class PairTracker:
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
         self.computed_pairs = 0
+        self.reused_pairs = 0
         self.iterations = 0
 
     @property
@@ -245,8 +246,8 @@ class PairTracker:
                                [spec.link_padding for spec in layout.records],
                                [spec.obstacle_padding for spec in layout.records],
                                piece_keys=layout.piece_uids,
-                               unsigned=unsigned,
-                               hill_climb=self.hill_climb, tracking=self.tracking)
+                               unsigned=unsigned, hill_climb=self.hill_climb,
+                               tracking=self.tracking, reuse_unchanged=True)
             engine.carry_over(self._engine)
         # BodyPairs' cull margin: the largest padding of any record.
         self._max_padding = max((spec.link_padding + spec.obstacle_padding
@@ -297,7 +298,7 @@ class PairTracker:
             pair_inputs = self._pair_inputs(piece_inputs)
             orphans = self.layout.orphans
             pair_inputs[orphans] = numpy.maximum(pair_inputs[orphans], InputState.STALE)
-            self.computed_pairs = self.warm_pairs = self.iterations = 0
+            self.computed_pairs = self.warm_pairs = self.iterations = self.reused_pairs = 0
             if self._engine is not None:
                 engine_ok = pair_inputs == InputState.OK
                 if self._with_points:
@@ -401,11 +402,13 @@ class PairTracker:
     def _count_work(self):
         """Count the engine's work (the pairs the nearest-point searches measured add theirs)."""
         pair_set = self._engine.pair_set
-        computed = MEASURED[pair_set.status]
+        # A pair that kept last cycle's answer (neither piece moved) was not computed.
+        computed = MEASURED[pair_set.status] & ~pair_set.reused
         self.computed_pairs = int(computed.sum())
+        self.reused_pairs = int(pair_set.reused.sum())
         self.warm_pairs = int((computed & self._computed_last).sum()) if self.tracking else 0
         self.iterations = int(pair_set.iterations[computed].sum())
-        self._computed_last = computed
+        self._computed_last = MEASURED[pair_set.status]  # computed or kept: a warm cache
 
     def _reduce(self, records, status, pair_inputs, rows, core_status):
         """

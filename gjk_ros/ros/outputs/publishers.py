@@ -157,15 +157,11 @@ class Outputs:
         (``ClosingSpeeds.robot_speeds``; None: unknown).
         """
         config = self._config
-        # The record clouds and the safety detail are packed only for someone listening: a
-        # thousand obstacles make a megabyte cloud, and packing, serializing and handing it to
-        # the middleware cost more than measuring the pairs (volatile topics: a subscriber
-        # that comes later gets the next cycle's message either way). The minimum, ~/safety
-        # and the speed scaling are small and always published.
-        if self.distances.get_subscription_count():
-            self.distances.publish(make_cloud(records[~self_mask], header))
-        if config.self_collision and self.self_distances.get_subscription_count():
-            self.self_distances.publish(make_cloud(records[self_mask], header))
+        # What a stop rests on goes first: the minimum, ~/safety and the speed scaling (always
+        # published) and the safety detail are small, and go before the record clouds, whose packing, serialization
+        # and hand-over to the middleware (a megabyte for a thousand obstacles) would delay
+        # them. The clouds and the safety detail are packed only for someone listening
+        # (volatile topics: a subscriber that comes later gets the next cycle's message).
         counted = slice(None) if config.self_collision_in_min_distance else ~self_mask
         minimum = min_distance(records[counted], not reasons, config.max_distance,
                                config.allow_no_obstacles)
@@ -190,6 +186,10 @@ class Outputs:
         if self.safety_detail.get_subscription_count():
             self._publish_detail(records[counted], self_mask[counted], minimum, reasons, header,
                                  both, scaling)
+        if self.distances.get_subscription_count():
+            self.distances.publish(make_cloud(records[~self_mask], header))
+        if config.self_collision and self.self_distances.get_subscription_count():
+            self.self_distances.publish(make_cloud(records[self_mask], header))
 
     def _publish_detail(self, records, self_mask, minimum, reasons, header, names, scaling):
         """``~/safety_detail``: the minimum, the pair or reason behind it, and the scaling."""
