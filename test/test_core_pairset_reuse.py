@@ -111,12 +111,14 @@ def test_a_scene_at_rest_costs_no_query_and_keeps_its_answers():
     scene = Scene(3)
     kept, fresh = engines(scene)
     poses = piece_poses(scene, body_poses(scene))
-    kept.update(poses, max_distance=0.3)
+    # No cull (a culled body pair is marked BEYOND without looking at its pairs): every pair
+    # is answered by its own query, then kept.
+    kept.update(poses)
     first = [array.copy() for array in kept.pair_set._out[:2]]
     answered = kept.pair_set.num_pairs
     for repeat in range(1, 4):
-        kept.update(poses.copy(), max_distance=0.3)  # equal values, another array
-        fresh.update(poses, max_distance=0.3)
+        kept.update(poses.copy())  # equal values, another array
+        fresh.update(poses)
         assert kept.pair_set.reused.all()
         assert kept.pair_set.broad_stats[PAIRS_REUSED] == repeat * answered
         assert not kept.pair_set.iterations.any()
@@ -129,20 +131,21 @@ def test_other_options_or_a_cleared_cache_are_computed_again():
     scene = Scene(5)
     kept, _ = engines(scene)
     poses = piece_poses(scene, body_poses(scene))
-    kept.update(poses, max_distance=0.3)
-    kept.update(poses, max_distance=0.31)
+    far = 100.0  # farther than any two bodies: no body pair is culled
+    kept.update(poses, max_distance=far)
+    kept.update(poses, max_distance=far + 1.0)
     assert not kept.pair_set.reused.any()
-    kept.update(poses, max_distance=0.31)
+    kept.update(poses, max_distance=far + 1.0)
     assert kept.pair_set.reused.all()
     kept.pair_set.reset_cache(0)
-    kept.update(poses, max_distance=0.31)
+    kept.update(poses, max_distance=far + 1.0)
     assert not kept.pair_set.reused[0] and kept.pair_set.reused[1:].all()
     kept.pair_set.hill_climb = False
-    kept.update(poses, max_distance=0.31)
+    kept.update(poses, max_distance=far + 1.0)
     assert not kept.pair_set.reused.any()
     # A sequence moves every body: the update after it computes every pair.
-    kept.update_sequence(poses[None], answers=kept.answer_arrays(1), max_distance=0.31)
-    kept.update(poses, max_distance=0.31)
+    kept.update_sequence(poses[None], answers=kept.answer_arrays(1), max_distance=far + 1.0)
+    kept.update(poses, max_distance=far + 1.0)
     assert not kept.pair_set.reused.any()
 
 

@@ -141,6 +141,8 @@ class BodyPairs:
     broad_phase : bool
         Cull a body pair's piece pairs together when the bodies' bounding spheres are beyond
         ``max_distance`` (the PairSet's groups: same answers, less work). False: pair by pair.
+    threads : int
+        1, or 2 to share a large update with a worker thread (``PairSet``; same answers).
     reuse_unchanged : bool
         A piece pair whose two poses are bit for bit those it was last answered at keeps that
         answer without a query (``PairSet``; same answers, less work).
@@ -154,7 +156,7 @@ class BodyPairs:
 
     def __init__(self, pieces, groups, pad_first, pad_second, *, piece_keys=None,
                  unsigned=None, hill_climb=True, tracking=True, broad_phase=True,
-                 reuse_unchanged=False):
+                 threads=1, reuse_unchanged=False):
         """Lay out the piece pairs group by group and allocate every answer array once."""
         self.pieces = tuple(pieces)
         groups = [list(map(tuple, group)) for group in groups]
@@ -180,7 +182,7 @@ class BodyPairs:
         self.pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
                                 hill_climb=hill_climb, tracking=tracking,
                                 groups=starts if broad_phase else None,
-                                reuse_unchanged=reuse_unchanged)
+                                threads=threads, reuse_unchanged=reuse_unchanged)
         self.rows, self.status, self.totals, self.best = self.answer_arrays(1)
         self._buffers = None
 

@@ -36,9 +36,19 @@ the update that last answered it, at the same ``max_distance``, keeps that answe
 query. Its row is not touched (the exact answer for these poses, as its status says), its
 counters read 0 (no work this update) and ``reused`` flags it. A robot at rest among static
 obstacles then costs one pass over the flags.
+
+Two threads (``threads=2``). The groups are cut into ``CHUNKS`` runs of about equal pair
+counts; the calling thread and one worker thread (one per process, shared) each take the next
+run until none is left, each with work arrays of its own, in compiled code that releases the
+GIL. A pair's answer depends only on its own poses and tracked cache, so the rows, statuses,
+counters and caches are bit for bit those of one thread; when the worker is busy elsewhere the
+calling thread takes every run, and never waits for a run nobody started.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -63,6 +73,21 @@ GROUPS_CULLED, PAIRS_SKIPPED, PAIRS_TESTED, PAIRS_REUSED = range(BROAD_STATS)
 SET_BOUNDS = 10
 # Relative widening of a set sphere (module docstring): far above rounding, far below any gap.
 _WIDEN = 1e-12
+# Two threads (module docstring): runs of groups per update, and the fewest pairs worth it (a
+# run's compiled call costs some microseconds).
+CHUNKS = 8
+PARALLEL_MIN_PAIRS = 2048
+_WORKER = None
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker():
+    """Return the process's one worker thread (started on first use)."""
+    global _WORKER
+    with _WORKER_LOCK:
+        if _WORKER is None:
+            _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix='gjk_pairset')
+        return _WORKER
 
 
 @njit(inline=True)
@@ -222,9 +247,18 @@ def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
                       hill_climb, tracking, 0, pairs.shape[0], stats, reuse)
         return
     set_spheres(scene, poses, set_start, members, spheres)
+    _update_groups(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                   tracking, broad, reuse, stats, 0, groups)
+
+
+@njit
+def _update_groups(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                   tracking, broad, reuse, stats, first, last):
+    """Update the pairs of groups ``first`` to ``last - 1``, their set bounds already made."""
+    group_start, group_sets, spheres = broad[0], broad[1], broad[4]
     values, status, counts = out
     answered, reused = reuse[1], reuse[2]
-    for g in range(groups):
+    for g in range(first, last):
         lo, hi = group_start[g], group_start[g + 1]
         if sets_gap(spheres, group_sets[g, 0], group_sets[g, 1]) > max_distance:
             # Every pair of the group is beyond by its own spheres too (module docstring).
@@ -280,6 +314,9 @@ class PairSet:
         ``G + 1`` increasing pair indices from 0 to m: group ``g`` is the pairs
         ``[groups[g], groups[g + 1])``, culled together when the bodies they pair cannot be
         within ``max_distance`` (module docstring). Default no groups: every pair on its own.
+    threads : int
+        1, or 2: with groups, at least ``PARALLEL_MIN_PAIRS`` pairs and a finite
+        ``max_distance``, ``update`` shares the groups with a worker thread (module docstring).
     reuse_unchanged : bool
         A pair whose two poses are bit for bit those of the update that last answered it, at
         the same ``max_distance``, keeps that answer without a query (module docstring).
@@ -294,7 +331,7 @@ class PairSet:
     """
 
     def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True, groups=None,
-                 reuse_unchanged=False):
+                 threads=1, reuse_unchanged=False):
         """Lay out the bodies and allocate every pair's cache once."""
         self._bodies = list(bodies)
         self._scene = build_scene(self._bodies)
@@ -320,6 +357,12 @@ class PairSet:
         self._reuse = (np.ones(self.num_bodies, np.bool_), np.zeros(self.num_pairs, np.bool_),
                        np.zeros(self.num_pairs, np.bool_))
         self._answers_for = None  # (max_distance, hill_climb, tracking) of the answered rows
+        if threads not in (1, 2):
+            raise ValueError(f'threads must be 1 or 2, got {threads!r}')
+        self.threads = threads
+        self._runs = _runs(self.groups[0], CHUNKS)
+        # The worker's own work arrays and counters (module docstring).
+        self._worker_arrays = (workspace(), epa_workspace(), np.zeros(BROAD_STATS, np.int64))
 
     @property
     def num_pairs(self):
@@ -359,9 +402,34 @@ class PairSet:
         poses = check_poses(poses, 'poses', (self.num_bodies, 4, 4))
         active, max_distance = self._options(active, max_distance)
         self._moved(poses, max_distance)
+        if self.threads > 1 and len(self._runs) > 1 and max_distance < math.inf and \
+                self.num_pairs >= PARALLEL_MIN_PAIRS:
+            self._update_shared(poses, active, max_distance)
+            return
         _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
                       self._ws, self._ep, self._out, self.hill_climb, self.tracking,
                       self._broad, self._reuse)
+
+    def _update_shared(self, poses, active, max_distance):
+        """The groups' runs taken in turn by this thread and the worker (module docstring)."""
+        set_spheres(self._scene, poses, self._broad[2], self._broad[3], self._broad[4])
+        runs, taken = self._runs, itertools.count()  # next() is atomic under the GIL
+        arguments = (self._scene, self._pairs, poses, active, max_distance, self._cache)
+        options = (self._out, self.hill_climb, self.tracking, self._broad, self._reuse)
+
+        def work(ws, ep, stats):
+            run = next(taken)
+            while run < len(runs) - 1:
+                _update_groups(*arguments, ws, ep, *options, stats, runs[run], runs[run + 1])
+                run = next(taken)
+
+        ws, ep, stats = self._worker_arrays
+        stats[:] = 0
+        helper = _worker().submit(work, ws, ep, stats)
+        work(self._ws, self._ep, self.broad_stats)
+        if not helper.cancel():  # it started: wait for the run it took
+            helper.result()
+        self.broad_stats += stats
 
     def _moved(self, poses, max_distance):
         """
@@ -496,6 +564,16 @@ class PairSet:
             clear_row(self._cache, int(k))
             return
         copy_row(cache._arrays, 0, self._cache, int(k))
+
+
+def _runs(group_start, count):
+    """Return group indices cutting the groups into up to ``count`` runs of about equal pairs."""
+    groups = group_start.shape[0] - 1
+    if groups < 1:
+        return np.zeros(1, np.int64)
+    targets = np.linspace(0, group_start[-1], count + 1)[1:-1]
+    cuts = np.searchsorted(group_start, targets)
+    return np.unique(np.concatenate([[0], np.clip(cuts, 0, groups), [groups]])).astype(np.int64)
 
 
 def bounding_sets(pairs, groups):

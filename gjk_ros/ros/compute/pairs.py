@@ -32,6 +32,7 @@ part in the record's input states and data times, as every pair does.
 
 from dataclasses import dataclass, field
 import math
+import os
 
 from gjk_ros.core import Status
 from gjk_ros.core.bodypairs import BodyPairs, MEASURED, reduce_pairs
@@ -39,7 +40,12 @@ from gjk_ros.core.query import output_arrays, VALUE_COLUMNS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
-__all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout']
+# Threads of the engine's update (``PairSet``: a worker thread shares large updates, same
+# answers): two where this process may run on two cores.
+ENGINE_THREADS = 2 if len(os.sched_getaffinity(0)) > 1 else 1
+
+__all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout', 'value_rows',
+           'VALUE_FIELDS']
 
 
 class InputState:
@@ -247,7 +253,8 @@ class PairTracker:
                                [spec.obstacle_padding for spec in layout.records],
                                piece_keys=layout.piece_uids,
                                unsigned=unsigned, hill_climb=self.hill_climb,
-                               tracking=self.tracking, reuse_unchanged=True)
+                               tracking=self.tracking, threads=ENGINE_THREADS,
+                               reuse_unchanged=True)
             engine.carry_over(self._engine)
         # BodyPairs' cull margin: the largest padding of any record.
         self._max_padding = max((spec.link_padding + spec.obstacle_padding
@@ -415,7 +422,7 @@ class PairTracker:
         Record statuses, worst input first; measured records take the engine's rows.
 
         A constant number of array operations per cycle, none per record: the value fields
-        are written in one step through ``_value_view`` (NaN where not measured).
+        are written in one step through ``value_view_or_none`` (NaN where not measured).
         """
         specs = self._specs
         bad = pair_inputs != InputState.OK
@@ -438,9 +445,9 @@ class PairTracker:
                                        PairStatus.APPROXIMATE, PairStatus.VALID)
         values = rows[:, _RECORD_COLUMNS]
         values[~measured] = numpy.nan
-        view = _value_view(records)
+        view = value_view_or_none(records)
         if view is None:
-            for column, name in enumerate(_VALUE_FIELDS):
+            for column, name in enumerate(VALUE_FIELDS):
                 records[name] = values[:, column]
         else:
             view[...] = values
@@ -471,27 +478,39 @@ def _any_per_record(specs, mask):
 
 # The record fields of a value row, and the row columns they take (query.VALUE_COLUMNS order:
 # distance, witness_a, witness_b, normal, error_bound).
-_VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
+VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
                  'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
 _RECORD_COLUMNS = numpy.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 10])
 _ONES = numpy.ones(VALUE_COLUMNS)
 
 
-def _value_view(records):
+def value_rows(records, rows):
+    """
+    Return the value fields of ``records[rows]`` as an (n, 11) float64 array (``VALUE_FIELDS``).
+
+    One gather through ``value_view_or_none`` instead of a strided one per field.
+    """
+    view = value_view_or_none(records)
+    if view is None:
+        return numpy.stack([records[name][rows] for name in VALUE_FIELDS], axis=1)
+    return view[rows]
+
+
+def value_view_or_none(records):
     """
     Return the value fields of ``records`` as one (r, 11) float64 view, or None.
 
-    A view only when RECORD_DTYPE stores them as consecutive float64 in ``_VALUE_FIELDS``
+    A view only when RECORD_DTYPE stores them as consecutive float64 in ``VALUE_FIELDS``
     order (records.py's layout); otherwise the caller writes them field by field.
     """
     if _VALUE_OFFSET is None or not records.flags.c_contiguous:
         return None
-    return numpy.ndarray((len(records), len(_VALUE_FIELDS)), numpy.float64, records.data,
+    return numpy.ndarray((len(records), len(VALUE_FIELDS)), numpy.float64, records.data,
                          _VALUE_OFFSET, (RECORD_DTYPE.itemsize, 8))
 
 
 def _consecutive_offset():
-    fields = [RECORD_DTYPE.fields[name] for name in _VALUE_FIELDS]
+    fields = [RECORD_DTYPE.fields[name] for name in VALUE_FIELDS]
     first = fields[0][1]
     if all(kind == numpy.float64 and offset == first + 8 * i
            for i, (kind, offset) in enumerate(fields)):
