@@ -37,7 +37,7 @@ BEYOND = int(Status.BEYOND)
 
 
 def engines(scene):
-    """An engine that keeps unchanged pairs' answers and one that recomputes every pair."""
+    """Return an engine that keeps unchanged pairs' answers and one that recomputes all."""
     return tuple(BodyPairs(scene.pieces, scene.groups, *scene.pads, reuse_unchanged=reuse)
                  for reuse in (True, False))
 
@@ -58,7 +58,7 @@ def moved_pieces(scene, moved_bodies):
 
 
 def assert_agree(kept, fresh):
-    """Same statuses and distances as the recomputation (a tracked query at the same poses)."""
+    """Assert the statuses and distances of the recomputation (tracked, at the same poses)."""
     numpy.testing.assert_array_equal(kept.pair_set.status, fresh.pair_set.status)
     measured = MEASURED[fresh.pair_set.status]
     numpy.testing.assert_allclose(kept.pair_set.distance[measured],

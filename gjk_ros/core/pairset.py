@@ -411,7 +411,7 @@ class PairSet:
                       self._broad, self._reuse)
 
     def _update_shared(self, poses, active, max_distance):
-        """The groups' runs taken in turn by this thread and the worker (module docstring)."""
+        """Share the groups' runs between this thread and the worker (module docstring)."""
         set_spheres(self._scene, poses, self._broad[2], self._broad[3], self._broad[4])
         runs, taken = self._runs, itertools.count()  # next() is atomic under the GIL
         arguments = (self._scene, self._pairs, poses, active, max_distance, self._cache)
@@ -488,7 +488,7 @@ class PairSet:
         return values, status, counts
 
     def _forget_answers(self, k=None):
-        """The next update queries pair ``k`` (every pair when None) whatever the poses."""
+        """Make the next update query pair ``k`` (every pair when None) whatever the poses."""
         if k is None:
             self._reuse[1][:] = False
             self._last_poses[...] = np.nan

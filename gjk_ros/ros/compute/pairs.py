@@ -479,7 +479,7 @@ def _any_per_record(specs, mask):
 # The record fields of a value row, and the row columns they take (query.VALUE_COLUMNS order:
 # distance, witness_a, witness_b, normal, error_bound).
 VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
-                 'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
+                'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
 _RECORD_COLUMNS = numpy.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 10])
 _ONES = numpy.ones(VALUE_COLUMNS)
 
