@@ -190,7 +190,10 @@ class PairTracker:
     Parameters
     ----------
     hill_climb, tracking : bool
-        Passed to the core PairSet.
+        Passed to the core PairSet. With tracking, a piece pair whose two poses are bit for
+        bit those of its last answer keeps it without a query (``PairSet``'s
+        ``reuse_unchanged``: ``reused_pairs`` counts them); without, every pair is queried
+        cold every cycle.
 
     """
 
@@ -254,7 +257,7 @@ class PairTracker:
                                piece_keys=layout.piece_uids,
                                unsigned=unsigned, hill_climb=self.hill_climb,
                                tracking=self.tracking, threads=ENGINE_THREADS,
-                               reuse_unchanged=True)
+                               reuse_unchanged=self.tracking)
             engine.carry_over(self._engine)
         # BodyPairs' cull margin: the largest padding of any record.
         self._max_padding = max((spec.link_padding + spec.obstacle_padding
