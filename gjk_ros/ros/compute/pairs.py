@@ -506,8 +506,8 @@ def value_view_or_none(records):
     A view only when RECORD_DTYPE stores them as consecutive float64 in ``VALUE_FIELDS``
     order (records.py's layout); otherwise the caller writes them field by field.
     """
-    if _VALUE_OFFSET is None or not records.flags.c_contiguous:
-        return None
+    if _VALUE_OFFSET is None or not records.flags.c_contiguous or not len(records):
+        return None  # (no record: numpy refuses a view at an offset into an empty buffer)
     return numpy.ndarray((len(records), len(VALUE_FIELDS)), numpy.float64, records.data,
                          _VALUE_OFFSET, (RECORD_DTYPE.itemsize, 8))
 
