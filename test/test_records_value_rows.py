@@ -14,7 +14,7 @@
 
 """The records' value fields gathered in one step are those read field by field."""
 
-from gjk_ros.ros.compute.pairs import value_rows, VALUE_FIELDS
+from gjk_ros.ros.compute.pairs import VALUE_FIELDS, value_rows
 from gjk_ros.ros.records import new_records
 import numpy
 import pytest
