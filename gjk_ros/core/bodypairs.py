@@ -141,6 +141,11 @@ class BodyPairs:
     broad_phase : bool
         Cull a body pair's piece pairs together when the bodies' bounding spheres are beyond
         ``max_distance`` (the PairSet's groups: same answers, less work). False: pair by pair.
+    threads : int
+        1, or 2 to share a large update with a worker thread (``PairSet``; same answers).
+    reuse_unchanged : bool
+        A piece pair whose two poses are bit for bit those it was last answered at keeps that
+        answer without a query (``PairSet``; same answers, less work).
 
     After :meth:`update`, ``rows`` (K, 11) hold each body pair's padded answer (distance,
     witness_a, witness_b, normal, error_bound), ``status`` (K,) its core status, ``best`` (K,)
@@ -150,7 +155,8 @@ class BodyPairs:
     """
 
     def __init__(self, pieces, groups, pad_first, pad_second, *, piece_keys=None,
-                 unsigned=None, hill_climb=True, tracking=True, broad_phase=True):
+                 unsigned=None, hill_climb=True, tracking=True, broad_phase=True,
+                 threads=1, reuse_unchanged=False):
         """Lay out the piece pairs group by group and allocate every answer array once."""
         self.pieces = tuple(pieces)
         groups = [list(map(tuple, group)) for group in groups]
@@ -175,7 +181,8 @@ class BodyPairs:
         self._keys = [(keys[a], keys[b]) for a, b in piece_pairs]
         self.pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
                                 hill_climb=hill_climb, tracking=tracking,
-                                groups=starts if broad_phase else None)
+                                groups=starts if broad_phase else None,
+                                threads=threads, reuse_unchanged=reuse_unchanged)
         self.rows, self.status, self.totals, self.best = self.answer_arrays(1)
         self._buffers = None
 

@@ -29,9 +29,26 @@ of such a group would have been culled by its own spheres: the cull changes no s
 value, only the work (``broad_stats``). The bounds are widened by a relative 1e-12 so that
 rounding never makes one smaller than a member's (the cull only ever skips pairs the pair test
 culls).
+
+Unchanged pairs (``reuse_unchanged``). A pair's answer is a function of its two bodies' poses
+(the bodies are fixed for the PairSet's life): a pair whose two poses are bit for bit those of
+the update that last answered it, at the same ``max_distance``, keeps that answer without a
+query. Its row is not touched (the exact answer for these poses, as its status says), its
+counters read 0 (no work this update) and ``reused`` flags it. A robot at rest among static
+obstacles then costs one pass over the flags.
+
+Two threads (``threads=2``). The groups are cut into ``CHUNKS`` runs of about equal pair
+counts; the calling thread and one worker thread (one per process, shared) each take the next
+run until none is left, each with work arrays of its own, in compiled code that releases the
+GIL. A pair's answer depends only on its own poses and tracked cache, so the rows, statuses,
+counters and caches are bit for bit those of one thread; when the worker is busy elsewhere the
+calling thread takes every run, and never waits for a run nobody started.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -48,13 +65,29 @@ __all__ = ['bounding_sets', 'PairSet', 'set_spheres', 'sphere_gap']
 
 BEYOND, INACTIVE = int(Status.BEYOND), int(Status.INACTIVE)
 # Work counters of the broad phase (machine-independent, summed over updates): groups culled by
-# their set spheres, pairs skipped with them, pairs whose own spheres were tested.
-BROAD_STATS = 3
-GROUPS_CULLED, PAIRS_SKIPPED, PAIRS_TESTED = range(BROAD_STATS)
+# their set spheres, pairs skipped with them, pairs whose own spheres were tested, pairs that
+# kept their answer because neither body moved (module docstring).
+BROAD_STATS = 4
+GROUPS_CULLED, PAIRS_SKIPPED, PAIRS_TESTED, PAIRS_REUSED = range(BROAD_STATS)
 # Columns of a set's bounds: sphere centre (3), radius, box low (3), box high (3).
 SET_BOUNDS = 10
 # Relative widening of a set sphere (module docstring): far above rounding, far below any gap.
 _WIDEN = 1e-12
+# Two threads (module docstring): runs of groups per update, and the fewest pairs worth it (a
+# run's compiled call costs some microseconds).
+CHUNKS = 8
+PARALLEL_MIN_PAIRS = 2048
+_WORKER = None
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker():
+    """Return the process's one worker thread (started on first use)."""
+    global _WORKER
+    with _WORKER_LOCK:
+        if _WORKER is None:
+            _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix='gjk_pairset')
+        return _WORKER
 
 
 @njit(inline=True)
@@ -168,7 +201,7 @@ def sets_gap(spheres, a, b):
 
 @njit(inline=True)
 def _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
-                  tracking, lo, hi, stats):
+                  tracking, lo, hi, stats, reuse):
     # Unpack every tuple once: inside the loop each array is then used without reference-count
     # traffic (see query.py's performance note).
     geometry = scene_geometry(scene)
@@ -176,11 +209,22 @@ def _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
     epa_store = cache[4:]
     simplex, simplex_index, weights, counters, rel, seeds = ws
     values, status, counts = out
+    moved, answered, reused = reuse
     for k in range(lo, hi):
+        reused[k] = False
         if not active[k]:
             _mark(values, status, counts, k, INACTIVE)
+            answered[k] = False
             continue
         i, j = pairs[k, 0], pairs[k, 1]
+        if answered[k] and not moved[i] and not moved[j]:
+            # Both poses are those of the update that answered it (module docstring).
+            reused[k] = True
+            for c in range(4):
+                counts[k, c] = 0
+            stats[PAIRS_REUSED] += 1
+            continue
+        answered[k] = True
         body_a, body_b = scene_body(scene, i), scene_body(scene, j)
         if max_distance < math.inf:
             stats[PAIRS_TESTED] += 1
@@ -195,36 +239,48 @@ def _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
 
 @njit
 def _update_pairs(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
-                  tracking, broad):
+                  tracking, broad, reuse):
     group_start, group_sets, set_start, members, spheres, stats = broad
     groups = group_start.shape[0] - 1
     if groups < 1 or not max_distance < math.inf:
         _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
-                      hill_climb, tracking, 0, pairs.shape[0], stats)
+                      hill_climb, tracking, 0, pairs.shape[0], stats, reuse)
         return
     set_spheres(scene, poses, set_start, members, spheres)
+    _update_groups(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                   tracking, broad, reuse, stats, 0, groups)
+
+
+@njit
+def _update_groups(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
+                   tracking, broad, reuse, stats, first, last):
+    """Update the pairs of groups ``first`` to ``last - 1``, their set bounds already made."""
+    group_start, group_sets, spheres = broad[0], broad[1], broad[4]
     values, status, counts = out
-    for g in range(groups):
+    answered, reused = reuse[1], reuse[2]
+    for g in range(first, last):
         lo, hi = group_start[g], group_start[g + 1]
         if sets_gap(spheres, group_sets[g, 0], group_sets[g, 1]) > max_distance:
             # Every pair of the group is beyond by its own spheres too (module docstring).
             for k in range(lo, hi):
                 _mark(values, status, counts, k, BEYOND if active[k] else INACTIVE)
+                answered[k], reused[k] = active[k], False
             stats[GROUPS_CULLED] += 1
             stats[PAIRS_SKIPPED] += hi - lo
             continue
         _update_range(scene, pairs, poses, active, max_distance, cache, ws, ep, out,
-                      hill_climb, tracking, lo, hi, stats)
+                      hill_climb, tracking, lo, hi, stats, reuse)
 
 
 @njit
 def _update_sequence(scene, pairs, poses, active, max_distance, cache, ws, ep, out, hill_climb,
-                     tracking, broad, values, status, counts):
+                     tracking, broad, reuse, values, status, counts):
     # One configuration after the other, each tracked from the one before (Cameron section 4);
-    # every step's rows are copied out before the next step overwrites them.
+    # every step's rows are copied out before the next step overwrites them. ``reuse`` says
+    # every body moved: no step keeps an answer.
     for n in range(poses.shape[0]):
         _update_pairs(scene, pairs, poses[n], active, max_distance, cache, ws, ep, out,
-                      hill_climb, tracking, broad)
+                      hill_climb, tracking, broad, reuse)
         _copy_rows(out, values, status, counts, n)
 
 
@@ -258,16 +314,24 @@ class PairSet:
         ``G + 1`` increasing pair indices from 0 to m: group ``g`` is the pairs
         ``[groups[g], groups[g + 1])``, culled together when the bodies they pair cannot be
         within ``max_distance`` (module docstring). Default no groups: every pair on its own.
+    threads : int
+        1, or 2: with groups, at least ``PARALLEL_MIN_PAIRS`` pairs and a finite
+        ``max_distance``, ``update`` shares the groups with a worker thread (module docstring).
+    reuse_unchanged : bool
+        A pair whose two poses are bit for bit those of the update that last answered it, at
+        the same ``max_distance``, keeps that answer without a query (module docstring).
 
     After ``update`` the arrays ``distance`` (m,), ``witness_a`` / ``witness_b`` / ``normal``
     (m, 3), ``status`` (m,), ``error_bound`` (m,), ``iterations``, ``support_calls``,
     ``hill_climb_steps`` and ``epa_iterations`` (m,) hold the answers (world frame, same
     conventions as ``DistanceResult``). They are overwritten by the next update. ``broad_stats``
-    (BROAD_STATS,) counts the broad phase's work over every update so far.
+    (BROAD_STATS,) counts the broad phase's work over every update so far; ``reused`` (m,)
+    flags the pairs the last update kept unchanged (their counters are 0).
 
     """
 
-    def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True, groups=None):
+    def __init__(self, bodies, pairs, *, hill_climb=True, tracking=True, groups=None,
+                 threads=1, reuse_unchanged=False):
         """Lay out the bodies and allocate every pair's cache once."""
         self._bodies = list(bodies)
         self._scene = build_scene(self._bodies)
@@ -286,6 +350,19 @@ class PairSet:
         self.groups = bounding_sets(self._pairs, groups)
         self._broad = self.groups + (np.zeros((self.groups[2].shape[0] - 1, SET_BOUNDS)),
                                      self.broad_stats)
+        self.reuse_unchanged = bool(reuse_unchanged)
+        # Per body: moved since the last update (NaN last poses: everything moves first); per
+        # pair: its row answers the last poses, and it was kept by the last update.
+        self._last_poses = np.full((self.num_bodies, 4, 4), np.nan)
+        self._reuse = (np.ones(self.num_bodies, np.bool_), np.zeros(self.num_pairs, np.bool_),
+                       np.zeros(self.num_pairs, np.bool_))
+        self._answers_for = None  # (max_distance, hill_climb, tracking) of the answered rows
+        if threads not in (1, 2):
+            raise ValueError(f'threads must be 1 or 2, got {threads!r}')
+        self.threads = threads
+        self._runs = _runs(self.groups[0], CHUNKS)
+        # The worker's own work arrays and counters (module docstring).
+        self._worker_arrays = (workspace(), epa_workspace(), np.zeros(BROAD_STATS, np.int64))
 
     @property
     def num_pairs(self):
@@ -303,6 +380,11 @@ class PairSet:
     def bodies(self):
         return tuple(self._bodies)
 
+    @property
+    def reused(self):
+        """Return which pairs the last update kept unchanged (``reuse_unchanged``)."""
+        return self._reuse[2]
+
     def update(self, poses, active=None, max_distance=math.inf):
         """
         Recompute every active pair for new body poses, in one compiled call.
@@ -319,9 +401,52 @@ class PairSet:
         """
         poses = check_poses(poses, 'poses', (self.num_bodies, 4, 4))
         active, max_distance = self._options(active, max_distance)
+        self._moved(poses, max_distance)
+        if self.threads > 1 and len(self._runs) > 1 and max_distance < math.inf and \
+                self.num_pairs >= PARALLEL_MIN_PAIRS:
+            self._update_shared(poses, active, max_distance)
+            return
         _update_pairs(self._scene, self._pairs, poses, active, max_distance, self._cache,
                       self._ws, self._ep, self._out, self.hill_climb, self.tracking,
-                      self._broad)
+                      self._broad, self._reuse)
+
+    def _update_shared(self, poses, active, max_distance):
+        """Share the groups' runs between this thread and the worker (module docstring)."""
+        set_spheres(self._scene, poses, self._broad[2], self._broad[3], self._broad[4])
+        runs, taken = self._runs, itertools.count()  # next() is atomic under the GIL
+        arguments = (self._scene, self._pairs, poses, active, max_distance, self._cache)
+        options = (self._out, self.hill_climb, self.tracking, self._broad, self._reuse)
+
+        def work(ws, ep, stats):
+            run = next(taken)
+            while run < len(runs) - 1:
+                _update_groups(*arguments, ws, ep, *options, stats, runs[run], runs[run + 1])
+                run = next(taken)
+
+        ws, ep, stats = self._worker_arrays
+        stats[:] = 0
+        helper = _worker().submit(work, ws, ep, stats)
+        work(self._ws, self._ep, self.broad_stats)
+        if not helper.cancel():  # it started: wait for the run it took
+            helper.result()
+        self.broad_stats += stats
+
+    def _moved(self, poses, max_distance):
+        """
+        Flag the bodies whose pose is not bit for bit the last update's (every one without reuse).
+
+        Answers given under other options (``max_distance``, hill climbing, tracking) are
+        not kept: the answered rows are forgotten.
+        """
+        moved, answered, _ = self._reuse
+        options = (max_distance, self.hill_climb, self.tracking)
+        if not self.reuse_unchanged or options != self._answers_for:
+            answered[:] = False
+            self._answers_for = options if self.reuse_unchanged else None
+        if self.reuse_unchanged:
+            np.any(poses.view(np.int64) != self._last_poses.view(np.int64), axis=(1, 2),
+                   out=moved)
+            self._last_poses[...] = poses
 
     def update_sequence(self, poses, active=None, max_distance=math.inf, out=None):
         """
@@ -353,10 +478,22 @@ class PairSet:
                              f'{poses.shape}')
         active, max_distance = self._options(active, max_distance)
         values, status, counts = self._sequence_arrays(poses.shape[0], out)
+        # Every body moves at every step, and the next update starts without kept answers.
+        self._forget_answers()
+        self._reuse[0][:] = True
         _update_sequence(self._scene, self._pairs, poses, active, max_distance, self._cache,
                          self._ws, self._ep, self._out, self.hill_climb, self.tracking,
-                         self._broad, values, status, counts)
+                         self._broad, self._reuse, values, status, counts)
+        self._forget_answers()
         return values, status, counts
+
+    def _forget_answers(self, k=None):
+        """Make the next update query pair ``k`` (every pair when None) whatever the poses."""
+        if k is None:
+            self._reuse[1][:] = False
+            self._last_poses[...] = np.nan
+        else:
+            self._reuse[1][k] = False
 
     def _sequence_arrays(self, count, out):
         expected = [((count,) + a.shape, a.dtype) for a in self._out]
@@ -404,6 +541,7 @@ class PairSet:
         """Forget the tracked state of pair ``k`` (all pairs when None)."""
         for row in (range(self.num_pairs) if k is None else [int(k)]):
             clear_row(self._cache, row)
+        self._forget_answers(None if k is None else int(k))
 
     def get_cache(self, k):
         """Return a SimplexCache holding a copy of pair ``k``'s tracked state."""
@@ -421,10 +559,21 @@ class PairSet:
         the pair starts cold.
         """
         i, j = self._pairs[int(k)]
+        self._forget_answers(int(k))
         if cache._bodies not in (None, (self._bodies[i]._key, self._bodies[j]._key)):
             clear_row(self._cache, int(k))
             return
         copy_row(cache._arrays, 0, self._cache, int(k))
+
+
+def _runs(group_start, count):
+    """Return group indices cutting the groups into up to ``count`` runs of about equal pairs."""
+    groups = group_start.shape[0] - 1
+    if groups < 1:
+        return np.zeros(1, np.int64)
+    targets = np.linspace(0, group_start[-1], count + 1)[1:-1]
+    cuts = np.searchsorted(group_start, targets)
+    return np.unique(np.concatenate([[0], np.clip(cuts, 0, groups), [groups]])).astype(np.int64)
 
 
 def bounding_sets(pairs, groups):

@@ -85,6 +85,8 @@ def _warm_pairset():
     poses = _poses(len(bodies), 0.15)
     valid_pose_mask(poses)
     engine.update(poses, np.array([True, False, True]), max_distance=1.0)
+    # A large update shares its groups with a worker thread (pairset.py): that kernel too.
+    engine.pair_set._update_shared(poses, np.array([True, False, True]), 1.0)
 
 
 def _warm_signed_distance():

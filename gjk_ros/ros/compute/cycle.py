@@ -230,7 +230,7 @@ class Cycle:
         self.closing.update(tracker, layout.shapes, poses, origins, inputs, transform_times,
                             records, robot_speeds=bool(config.separation_groups))
         self.stats.add(time.perf_counter() - started, tracker.computed_pairs,
-                       tracker.warm_pairs, tracker.iterations)
+                       tracker.warm_pairs, tracker.iterations, tracker.reused_pairs)
         # 7. Readiness: can the minimum vouch for the whole scope?
         self.readiness.check(
             self.clocks.problem(),

@@ -32,6 +32,7 @@ part in the record's input states and data times, as every pair does.
 
 from dataclasses import dataclass, field
 import math
+import os
 
 from gjk_ros.core import Status
 from gjk_ros.core.bodypairs import BodyPairs, MEASURED, reduce_pairs
@@ -39,7 +40,12 @@ from gjk_ros.core.query import output_arrays, VALUE_COLUMNS
 from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
 import numpy
 
-__all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout']
+# Threads of the engine's update (``PairSet``: a worker thread shares large updates, same
+# answers): two where this process may run on two cores.
+ENGINE_THREADS = 2 if len(os.sched_getaffinity(0)) > 1 else 1
+
+__all__ = ['InputState', 'PairTracker', 'RecordSpec', 'TrackerLayout', 'value_rows',
+           'VALUE_FIELDS']
 
 
 class InputState:
@@ -184,7 +190,10 @@ class PairTracker:
     Parameters
     ----------
     hill_climb, tracking : bool
-        Passed to the core PairSet.
+        Passed to the core PairSet. With tracking, a piece pair whose two poses are bit for
+        bit those of its last answer keeps it without a query (``PairSet``'s
+        ``reuse_unchanged``: ``reused_pairs`` counts them); without, every pair is queried
+        cold every cycle.
 
     """
 
@@ -204,6 +213,7 @@ class PairTracker:
         self._computed_last = numpy.zeros(0, dtype=bool)
         self.warm_pairs = 0
         self.computed_pairs = 0
+        self.reused_pairs = 0
         self.iterations = 0
 
     @property
@@ -245,8 +255,9 @@ class PairTracker:
                                [spec.link_padding for spec in layout.records],
                                [spec.obstacle_padding for spec in layout.records],
                                piece_keys=layout.piece_uids,
-                               unsigned=unsigned,
-                               hill_climb=self.hill_climb, tracking=self.tracking)
+                               unsigned=unsigned, hill_climb=self.hill_climb,
+                               tracking=self.tracking, threads=ENGINE_THREADS,
+                               reuse_unchanged=self.tracking)
             engine.carry_over(self._engine)
         # BodyPairs' cull margin: the largest padding of any record.
         self._max_padding = max((spec.link_padding + spec.obstacle_padding
@@ -297,7 +308,7 @@ class PairTracker:
             pair_inputs = self._pair_inputs(piece_inputs)
             orphans = self.layout.orphans
             pair_inputs[orphans] = numpy.maximum(pair_inputs[orphans], InputState.STALE)
-            self.computed_pairs = self.warm_pairs = self.iterations = 0
+            self.computed_pairs = self.warm_pairs = self.iterations = self.reused_pairs = 0
             if self._engine is not None:
                 engine_ok = pair_inputs == InputState.OK
                 if self._with_points:
@@ -401,18 +412,20 @@ class PairTracker:
     def _count_work(self):
         """Count the engine's work (the pairs the nearest-point searches measured add theirs)."""
         pair_set = self._engine.pair_set
-        computed = MEASURED[pair_set.status]
+        # A pair that kept last cycle's answer (neither piece moved) was not computed.
+        computed = MEASURED[pair_set.status] & ~pair_set.reused
         self.computed_pairs = int(computed.sum())
+        self.reused_pairs = int(pair_set.reused.sum())
         self.warm_pairs = int((computed & self._computed_last).sum()) if self.tracking else 0
         self.iterations = int(pair_set.iterations[computed].sum())
-        self._computed_last = computed
+        self._computed_last = MEASURED[pair_set.status]  # computed or kept: a warm cache
 
     def _reduce(self, records, status, pair_inputs, rows, core_status):
         """
         Record statuses, worst input first; measured records take the engine's rows.
 
         A constant number of array operations per cycle, none per record: the value fields
-        are written in one step through ``_value_view`` (NaN where not measured).
+        are written in one step through ``value_view_or_none`` (NaN where not measured).
         """
         specs = self._specs
         bad = pair_inputs != InputState.OK
@@ -435,9 +448,9 @@ class PairTracker:
                                        PairStatus.APPROXIMATE, PairStatus.VALID)
         values = rows[:, _RECORD_COLUMNS]
         values[~measured] = numpy.nan
-        view = _value_view(records)
+        view = value_view_or_none(records)
         if view is None:
-            for column, name in enumerate(_VALUE_FIELDS):
+            for column, name in enumerate(VALUE_FIELDS):
                 records[name] = values[:, column]
         else:
             view[...] = values
@@ -468,27 +481,39 @@ def _any_per_record(specs, mask):
 
 # The record fields of a value row, and the row columns they take (query.VALUE_COLUMNS order:
 # distance, witness_a, witness_b, normal, error_bound).
-_VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
-                 'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
+VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
+                'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
 _RECORD_COLUMNS = numpy.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 10])
 _ONES = numpy.ones(VALUE_COLUMNS)
 
 
-def _value_view(records):
+def value_rows(records, rows):
+    """
+    Return the value fields of ``records[rows]`` as an (n, 11) float64 array (``VALUE_FIELDS``).
+
+    One gather through ``value_view_or_none`` instead of a strided one per field.
+    """
+    view = value_view_or_none(records)
+    if view is None:
+        return numpy.stack([records[name][rows] for name in VALUE_FIELDS], axis=1)
+    return view[rows]
+
+
+def value_view_or_none(records):
     """
     Return the value fields of ``records`` as one (r, 11) float64 view, or None.
 
-    A view only when RECORD_DTYPE stores them as consecutive float64 in ``_VALUE_FIELDS``
+    A view only when RECORD_DTYPE stores them as consecutive float64 in ``VALUE_FIELDS``
     order (records.py's layout); otherwise the caller writes them field by field.
     """
-    if _VALUE_OFFSET is None or not records.flags.c_contiguous:
-        return None
-    return numpy.ndarray((len(records), len(_VALUE_FIELDS)), numpy.float64, records.data,
+    if _VALUE_OFFSET is None or not records.flags.c_contiguous or not len(records):
+        return None  # (no record: numpy refuses a view at an offset into an empty buffer)
+    return numpy.ndarray((len(records), len(VALUE_FIELDS)), numpy.float64, records.data,
                          _VALUE_OFFSET, (RECORD_DTYPE.itemsize, 8))
 
 
 def _consecutive_offset():
-    fields = [RECORD_DTYPE.fields[name] for name in _VALUE_FIELDS]
+    fields = [RECORD_DTYPE.fields[name] for name in VALUE_FIELDS]
     first = fields[0][1]
     if all(kind == numpy.float64 and offset == first + 8 * i
            for i, (kind, offset) in enumerate(fields)):
