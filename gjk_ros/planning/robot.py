@@ -221,7 +221,8 @@ class RobotDistances:
         poses = _poses(poses, (len(self.obstacles), 4, 4), 'obstacle poses')
         with self._lock:
             self._obstacle_poses = poses
-            self._placement[4][...] = poses  # in place: the checks hold the array
+            self._check_placement[4][...] = poses  # in place: the checks hold the array
+            self._place_obstacles()
 
     def reset(self):
         """Forget every tracked state: the next call starts cold."""
@@ -545,12 +546,18 @@ class RobotDistances:
         count = len(pieces)
         piece_link = np.concatenate([self._piece_link, np.full(count - links, -1, np.int64)])
         piece_obstacle = np.concatenate([np.zeros(links, np.int64), self._piece_obstacle])
+        origins = np.ascontiguousarray(self._body_origins)
         self._chain = self.kinematics.chain_arrays
-        self._placement = (piece_link, piece_obstacle, np.ascontiguousarray(self._body_origins),
-                           np.ascontiguousarray(self._base),
-                           np.ascontiguousarray(self._obstacle_poses))
+        self._placement = (piece_link, piece_obstacle, origins)
+        # The checks place only the links' pieces (the first ones) at each configuration: an
+        # obstacle's pieces do not move with q, so they are placed once per obstacle pose
+        # (_place_obstacles) instead of once per configuration checked (an exact mesh is
+        # hundreds of pieces).
+        self._check_placement = (piece_link[:links], piece_obstacle[:links], origins[:links],
+                                 np.ascontiguousarray(self._base), self._obstacle_poses)
         self._work = (np.empty((len(self.kinematics.links), 4, 4)), np.empty((count, 4, 4)),
                       np.empty((2, 4, 4)))
+        self._place_obstacles()
         radii = np.zeros(len(self.kinematics.links))
         for p in range(links):
             shape, origin = pieces[p].shape, self._body_origins[p]
@@ -568,7 +575,14 @@ class RobotDistances:
 
     def kernel_arguments(self):
         """Return ``(chain, placement, work)`` of the compiled checks (hold :attr:`lock`)."""
-        return self._chain, self._placement, self._work
+        return self._chain, self._check_placement, self._work
+
+    def _place_obstacles(self):
+        """Write the obstacles' pieces' world poses into the checks' piece poses."""
+        links = len(self._piece_link)
+        piece_link, piece_obstacle, origins = self._placement
+        place_sequence(self._work[0][None], self._obstacle_poses[None], piece_link[links:],
+                       piece_obstacle[links:], origins[links:], self._work[1][None, links:])
 
     def _check_obstacle_poses(self, obstacle_poses, count) -> np.ndarray:
         """Return (1, O, 4, 4) or (N, O, 4, 4) obstacle poses."""
@@ -583,7 +597,7 @@ class RobotDistances:
     def _fill_body_poses(self, qs, obstacles, poses):
         links = self._scratch('links', (qs.shape[0], len(self.kinematics.links), 4, 4))
         self.kinematics.forward_into(qs, self._base, links)
-        piece_link, piece_obstacle, origins = self._placement[:3]
+        piece_link, piece_obstacle, origins = self._placement
         place_sequence(links, obstacles, piece_link, piece_obstacle, origins, poses)
 
     def link_poses(self, qs) -> np.ndarray:
