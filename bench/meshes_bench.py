@@ -235,12 +235,21 @@ def kitchen_check(configurations, seed, passes):
     for mode, robot in robots.items():
         figures[f'{mode}_us'] = 1e6 * numpy.median(timing[mode])
         figures[f'{mode}_piece_pairs'] = robot.pair_set.num_pairs
+        figures[f'{mode}_work'] = check_work(robot, qs)
     figures['exact_pieces'] = {u.body: u.pieces for u in robots['exact'].mesh_uses
                                if u.mode == 'exact'}
     coal = coal_module()
     if coal is not None:
         figures.update(coal_kitchen(coal, robots['hull'], kitchen, paths, qs))
     return figures
+
+
+def check_work(robot, qs):
+    """Return the machine-independent work of one check, averaged over ``qs``."""
+    group = robot.group(robot.kinematics.variable_names, include_constant=True)
+    group.in_collision_batch(qs)
+    tested, culled, _, supports, bodies = (group.stats / len(qs)).tolist()
+    return {'tested': tested, 'culled': culled, 'supports': supports, 'bodies_culled': bodies}
 
 
 def coal_kitchen(coal, robot, kitchen, paths, qs):
@@ -334,6 +343,15 @@ def _kitchen_lines(kitchen):
                 else 'coal not installed'),
             '| piece pairs | %d | %d | |' % (kitchen['hull_piece_pairs'],
                                              kitchen['exact_piece_pairs']),
+            '| per check: piece pairs tested / culled by their spheres | %.1f / %.1f | '
+            '%.1f / %.1f | |' % (kitchen['hull_work']['tested'], kitchen['hull_work']['culled'],
+                                 kitchen['exact_work']['tested'],
+                                 kitchen['exact_work']['culled']),
+            '| per check: support calls / body pairs culled whole | %.1f / %.1f | '
+            '%.1f / %.1f | |' % (kitchen['hull_work']['supports'],
+                                 kitchen['hull_work']['bodies_culled'],
+                                 kitchen['exact_work']['supports'],
+                                 kitchen['exact_work']['bodies_culled']),
             '| contacts | %d | %d | %s |' % (
                 kitchen['hull_contacts'], kitchen['exact_contacts'],
                 kitchen.get('coal_contacts', '')),

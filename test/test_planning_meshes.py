@@ -261,3 +261,28 @@ def _is_closed(triangles):
     edges = {(int(a), int(b)) for face in ids for a, b in zip(face, numpy.roll(face, -1))}
     directed = [(int(a), int(b)) for face in ids for a, b in zip(face, numpy.roll(face, -1))]
     return len(directed) == len(edges) and all((b, a) in edges for a, b in directed)
+
+
+def test_checks_follow_set_obstacle_poses():
+    """The checks place obstacle pieces once per obstacle pose: moving them must be seen."""
+    def obstacles(poses):
+        return [Obstacle('frame', frame_triangles(), poses[0]),
+                Obstacle('crate', box_triangles([0.1, 0.1, 0.1], centre=(1.0, 0.0, 0.0)),
+                         poses[1])]
+
+    robot = RobotDistances(PROBE_URDF, obstacles=obstacles(numpy.tile(numpy.eye(4), (2, 1, 1))))
+    rng = numpy.random.default_rng(4)
+    qs = numpy.column_stack([rng.uniform(-1.5, 1.5, 300), rng.uniform(-3, 3, 300)])
+    for shift in ((0.45, 0.0), (-0.4, 0.1), (0.0, 0.0)):
+        poses = numpy.tile(numpy.eye(4), (2, 1, 1))
+        poses[0, :2, 3] = shift
+        poses[1, :2, 3] = shift[::-1]
+        robot.set_obstacle_poses(poses)
+        moved = RobotDistances(PROBE_URDF, obstacles=obstacles(poses))
+        expected = [float(numpy.nanmin(robot.distances(q).distance)) <= 0.01 for q in qs]
+        assert 20 < sum(expected) < len(qs) - 20  # both verdicts occur
+        assert robot.in_collision_batch(qs, 0.01).tolist() == expected
+        assert [robot.in_collision(q, 0.01) for q in qs] == expected
+        assert moved.in_collision_batch(qs, 0.01).tolist() == expected
+        free = [robot.edge_free(a, b, 0.01).free for a, b in zip(qs[:40], qs[1:41])]
+        assert free == [moved.edge_free(a, b, 0.01).free for a, b in zip(qs[:40], qs[1:41])]

@@ -51,6 +51,13 @@ Contact is never missed for the relative share: while no sample is negative the 
 until no envelope dips below ``-tolerance``. A pair translating without turning is settled by
 its end samples alone: its tents are exact.
 
+Open surfaces. A piece pair marked ``unsigned`` (a link against a flat piece of an open mesh,
+which has no inside: ``core.bodypairs``) measures ``max(d, 0)``: its swept minimum is 0,
+TOUCHING, as soon as one sample reaches contact, with the witnesses of the instantaneous answer
+(the flat piece's point deepest in the link). Its tents still bound ``d`` from below, so their
+envelope clamped at 0 bounds ``max(d, 0)``: the search stops at the first contact sample instead
+of bracketing a depth that is not reported.
+
 The end samples are the node's own measurements of the two cycles (``start``, ``end``); a piece
 pair without one is measured here. A piece pair whose bounding spheres stay farther apart than
 ``max_distance`` over the whole interval is BEYOND, as in ``PairSet.update``.
@@ -61,7 +68,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .bodypairs import MEASURED, padded_row
+from .bodypairs import _unsigned_row, MEASURED, padded_row
 from .distance import check_poses
 from .interpolation import frame_at, FrameMotion, sphere_motion_into
 from .pairset import PairSet, sphere_gap
@@ -240,6 +247,13 @@ def _piece_bound(samples, w):
 
 
 @njit(inline=True)
+def _unsigned_low(samples, w, flat):
+    """Clamp piece pair ``w``'s lowest envelope at 0 when it measures ``max(d, 0)``."""
+    if flat and samples[5][w] < 0.0:
+        samples[5][w] = 0.0
+
+
+@njit(inline=True)
 def _insert(samples, w, r, s, hi, lo, sigma):
     """Insert a sample into piece pair ``w``'s sorted samples after position ``r``."""
     at_s, high, low, slope, count = samples[0], samples[1], samples[2], samples[3], samples[4]
@@ -258,13 +272,14 @@ def _copy_row(source, k, row):
 
 @njit(inline=True)
 def _sweep_group(g, scene, pairs, groups, sizes, pad, motion, piece_frames, origins, chord,
-                 turns, ends, active, measured, max_distance, tolerance, relative, engine, poses,
-                 samples, row):
+                 turns, ends, active, unsigned, measured, max_distance, tolerance, relative,
+                 engine, poses, samples, row):
     """
     Bracket body pair ``g``'s swept minimum; return ``(status, fraction, piece pair, steps)``.
 
     ``row`` receives the unpadded row of the smallest sample with ``error_bound`` replaced by
-    its gap to the lowest envelope (module docstring).
+    its gap to the lowest envelope (module docstring); an ``unsigned`` piece pair's samples
+    count as ``max(d, 0)``.
     """
     start_values, start_status, end_values, end_status = ends
     out_values, out_status = engine[3][0], engine[3][1]
@@ -304,6 +319,8 @@ def _sweep_group(g, scene, pairs, groups, sizes, pad, motion, piece_frames, orig
             at_s[w, end], high[w, end], low[w, end] = s, hi, lo
             slope[w, end] = _slope(source_values, p, chord, i, j)
             count[w] += 1
+            if unsigned[p]:
+                hi, lo = max(hi, 0.0), max(lo, 0.0)
             floor = min(floor, lo)
             if hi < best_hi:
                 best_hi, best_s, best_piece = hi, s, p
@@ -311,6 +328,7 @@ def _sweep_group(g, scene, pairs, groups, sizes, pad, motion, piece_frames, orig
                 _copy_row(source_values, p, row)
         state[w] = _LIVE
         _piece_bound(samples, w)
+        _unsigned_low(samples, w, unsigned[p])
     if best_piece < 0:
         return (_BEYOND if beyond else _INACTIVE), math.nan, -1, steps
     while True:
@@ -335,17 +353,22 @@ def _sweep_group(g, scene, pairs, groups, sizes, pad, motion, piece_frames, orig
         lo = hi - out_values[p, V_BOUND]
         _insert(samples, chosen, r, s, hi, lo, _slope(out_values, p, chord, pairs[p, 0],
                                                       pairs[p, 1]))
+        if unsigned[p]:
+            hi, lo = max(hi, 0.0), max(lo, 0.0)
         floor = min(floor, lo)
         if hi < best_hi:
             best_hi, best_s, best_piece, best_status = hi, s, p, out_status[p]
             _copy_row(out_values, p, row)
         _piece_bound(samples, chosen)
+        _unsigned_low(samples, chosen, unsigned[p])
     lower = floor
     for w in range(sizes[g]):
         if state[w] == _LIVE:
             lower = min(lower, lowest[w])
     row[V_BOUND] = best_hi - lower
     outcome = best_status
+    if unsigned[best_piece] and row[V_DISTANCE] < 0.0:
+        outcome = _TOUCHING  # a sheet crossed: distance 0 (_sweep writes its row)
     if row[V_BOUND] > tolerance + relative * abs(best_hi - pad) and outcome != _DEGENERATE:
         outcome = _MAX_ITERATIONS
     elif outcome == _SEPARATED and lower <= 0.0:
@@ -355,20 +378,23 @@ def _sweep_group(g, scene, pairs, groups, sizes, pad, motion, piece_frames, orig
 
 @njit
 def _sweep(scene, pairs, groups, sizes, pad_first, pad_second, motion, piece_frames, origins,
-           chord, turns, ends, active, measured, max_distance, tolerance, relative, engine,
-           poses, samples, row, rows, fractions, status, best, steps):
+           chord, turns, ends, active, unsigned, measured, max_distance, tolerance, relative,
+           engine, poses, samples, row, rows, fractions, status, best, steps):
     """Bracket every body pair's swept minimum (``_sweep_group``) and write its padded row."""
     for g in range(groups.shape[0]):
         outcome, fraction, piece, work = _sweep_group(
             g, scene, pairs, groups, sizes, pad_first[g] + pad_second[g], motion, piece_frames,
-            origins, chord, turns, ends, active, measured, max_distance, tolerance, relative,
-            engine, poses, samples, row)
+            origins, chord, turns, ends, active, unsigned, measured, max_distance, tolerance,
+            relative, engine, poses, samples, row)
         status[g], fractions[g], best[g], steps[g] = outcome, fraction, piece, work
         if piece < 0:
             for c in range(rows.shape[1]):
                 rows[g, c] = math.nan
-        else:
-            padded_row(row, pad_first[g], pad_second[g], rows[g])
+            continue
+        padded_row(row, pad_first[g], pad_second[g], rows[g])
+        if unsigned[piece] and row[V_DISTANCE] < 0.0:
+            _unsigned_row(row, pad_first[g], pad_second[g], rows[g])
+            rows[g, V_BOUND] = row[V_BOUND]  # the bracket of max(d, 0), not 0
 
 
 class SweptPairs:
@@ -392,6 +418,9 @@ class SweptPairs:
         Each piece's pose in its frame (identity by default).
     pad_first, pad_second : (K,) float, optional
         Inflation of the first and of the second body of each body pair (0 by default).
+    unsigned : (P,) bool, optional
+        Per piece, as for a BodyPairs: a flat piece of an open surface; a piece pair with one
+        measures ``max(d, 0)`` (module docstring). Default none.
     hill_climb, tracking : bool
         As for a PairSet.
 
@@ -406,7 +435,7 @@ class SweptPairs:
     """
 
     def __init__(self, pieces, groups, piece_frames, piece_origins=None, pad_first=None,
-                 pad_second=None, *, hill_climb=True, tracking=True):
+                 pad_second=None, *, unsigned=None, hill_climb=True, tracking=True):
         """Lay out the piece pairs, take each piece's bounding sphere, allocate the work arrays."""
         self.pieces = tuple(pieces)
         groups = [[tuple(map(int, pair)) for pair in group] for group in groups]
@@ -436,6 +465,7 @@ class SweptPairs:
         self._chord, self._turn = np.zeros((num_pieces, 3)), np.zeros(num_pieces)
         self.pad_first = _lengths(pad_first, count, 'pad_first')
         self.pad_second = _lengths(pad_second, count, 'pad_second')
+        self.unsigned = _unsigned_pairs(unsigned, num_pieces, self.piece_pairs)
         self._pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
                                  hill_climb=hill_climb, tracking=tracking)
         m = self.piece_pairs.shape[0]
@@ -464,12 +494,15 @@ class SweptPairs:
         Return the swept counterpart of a BodyPairs ``engine``: same pieces, pairs, padding.
 
         Piece pair ``p`` here is the engine's piece pair ``p``, so the engine's PairSet rows
-        (:func:`pair_rows`) serve as the end samples of :meth:`update`.
+        (:func:`pair_rows`) serve as the end samples of :meth:`update`; its unsigned piece
+        pairs are unsigned here.
         """
         groups = [engine.piece_pairs[engine.groups[k, :engine.group_sizes[k]]]
                   for k in range(engine.num_body_pairs)]
-        return cls(engine.pieces, groups, piece_frames, piece_origins, engine.pad_first,
-                   engine.pad_second, hill_climb=hill_climb, tracking=tracking)
+        swept = cls(engine.pieces, groups, piece_frames, piece_origins, engine.pad_first,
+                    engine.pad_second, hill_climb=hill_climb, tracking=tracking)
+        swept.unsigned = np.ascontiguousarray(engine.unsigned, dtype=np.bool_)
+        return swept
 
     @property
     def num_body_pairs(self):
@@ -542,7 +575,7 @@ class SweptPairs:
                   pair_set.hill_climb, pair_set.tracking)
         _sweep(pair_set._scene, self.piece_pairs, self.groups, self.group_sizes, self.pad_first,
                self.pad_second, motion.arrays(), self.piece_frames, self.piece_origins,
-               self._chord, self._turn, ends, active, MEASURED,
+               self._chord, self._turn, ends, active, self.unsigned, MEASURED,
                max_distance, tolerance, relative_tolerance, engine, self._poses, self._samples,
                self._row, self.rows, self.fraction, self.status, self.best, self.steps)
         return self.rows, self.status
@@ -569,6 +602,17 @@ class SweptPairs:
             raise ValueError(f'active: expected shape ({self.num_piece_pairs},), got '
                              f'{active.shape}')
         return active
+
+
+def _unsigned_pairs(unsigned, num_pieces, piece_pairs):
+    """Return (m,) bool: piece pairs with a piece of an open surface (``unsigned`` per piece)."""
+    if unsigned is None:
+        return np.zeros(piece_pairs.shape[0], np.bool_)
+    flat = np.asarray(unsigned, dtype=np.bool_).reshape(-1)
+    if flat.shape != (num_pieces,):
+        raise ValueError(f'unsigned: expected {num_pieces} flags, one per piece')
+    return np.ascontiguousarray(flat[piece_pairs].any(axis=1) if piece_pairs.size else
+                                np.zeros(0, np.bool_))
 
 
 def _lengths(values, count, name):

@@ -221,7 +221,8 @@ class RobotDistances:
         poses = _poses(poses, (len(self.obstacles), 4, 4), 'obstacle poses')
         with self._lock:
             self._obstacle_poses = poses
-            self._placement[4][...] = poses  # in place: the checks hold the array
+            self._check_placement[4][...] = poses  # in place: the checks hold the array
+            self._place_obstacles()
 
     def reset(self):
         """Forget every tracked state: the next call starts cold."""
@@ -379,26 +380,41 @@ class RobotDistances:
         settings = self._settings_for(uri)
         if settings is not None and not explicit:
             mode = 'parts'
+        resolver = self._resolver
+        return self._mesh_in_mode(
+            piece.body, piece.frame_id, piece.origin, f'mesh {uri}', mode,
+            triangles=lambda: resolver.load_mesh_triangles(uri, scale),
+            key=(uri, tuple(scale.tolist())),
+            parts=lambda: decompose_mesh_file(resolver.resolve(uri), scale, settings or {},
+                                              self._cache_dir),
+            parts_label=piece.description,
+            hull=lambda: (piece, resolver.load_mesh_info(uri, scale).hull_deviation))
+
+    def _mesh_in_mode(self, body, frame_id, origin, label, mode, *, triangles, key, parts,
+                      parts_label, hull):
+        """
+        Return the pieces of one non-convex mesh in ``mode``, and record its :class:`MeshUse`.
+
+        ``triangles()`` loads the mesh (exact mode; ``key`` names it in the resolver's cache,
+        None for none), ``parts()`` its CoACD parts, ``hull()`` its hull piece and how far the
+        hull reaches beyond it. An exact mesh with too many pieces keeps its hull (said once).
+        """
         if mode == 'exact':
-            triangles = self._resolver.load_mesh_triangles(uri, scale)
-            pieces, use = exact_pieces(piece.body, piece.frame_id, piece.origin, triangles,
-                                       f'mesh {uri}', resolver=self._resolver,
-                                       key=(uri, tuple(scale.tolist())),
+            pieces, use = exact_pieces(body, frame_id, origin, triangles(), label,
+                                       resolver=self._resolver if key else None, key=key,
                                        max_pieces=self._max_mesh_pieces)
             if pieces is not None:
                 self._record(use, pieces)
                 return pieces
             self._say(use.note)
         if mode == 'parts':
-            parts = decompose_mesh_file(self._resolver.resolve(uri), scale, settings or {},
-                                        self._cache_dir)
-            self.mesh_uses.append(MeshUse(piece.body, f'mesh {uri}', 'parts', len(parts)))
-            return [CollisionPiece(piece.body, piece.frame_id, piece.origin,
-                                   ConvexPolytope.from_points(part),
-                                   f'{piece.description}: CoACD part {i + 1} of {len(parts)}')
-                    for i, part in enumerate(parts)]
-        deviation = self._resolver.load_mesh_info(uri, scale).hull_deviation
-        self.mesh_uses.append(MeshUse(piece.body, f'mesh {uri}', 'hull', 1, None, deviation))
+            found = parts()
+            self.mesh_uses.append(MeshUse(body, label, 'parts', len(found)))
+            return [CollisionPiece(body, frame_id, origin, ConvexPolytope.from_points(part),
+                                   f'{parts_label}: CoACD part {i + 1} of {len(found)}')
+                    for i, part in enumerate(found)]
+        piece, deviation = hull()
+        self.mesh_uses.append(MeshUse(body, label, 'hull', 1, None, deviation))
         return [piece]
 
     def _record(self, use, pieces):
@@ -472,24 +488,19 @@ class RobotDistances:
         if triangles.ndim != 3 or triangles.shape[1:] != (3, 3) or not len(triangles):
             raise ModelError(name, f'a triangle mesh must be (m, 3, 3), got {triangles.shape}')
         label = f'mesh of {len(triangles)} triangles'
-        if mode == 'exact':
-            pieces, use = exact_pieces(name, name, np.eye(4), triangles, label,
-                                       max_pieces=self._max_mesh_pieces)
-            if pieces is not None:
-                self._record(use, pieces)
-                return pieces
-            self._say(use.note)
-        if mode == 'parts':
+
+        def parts():
             points, inverse = np.unique(triangles.reshape(-1, 3), axis=0, return_inverse=True)
-            parts = decompose_mesh(points, inverse.reshape(-1, 3), {}, self._cache_dir)
-            self.mesh_uses.append(MeshUse(name, label, 'parts', len(parts)))
-            return [CollisionPiece(name, name, np.eye(4), ConvexPolytope.from_points(part),
-                                   f'{label}: CoACD part {i + 1} of {len(parts)}')
-                    for i, part in enumerate(parts)]
-        from gjk_ros.models.meshes import triangles_hull
-        info = triangles_hull(name, triangles)
-        self.mesh_uses.append(MeshUse(name, label, 'hull', 1, None, info.hull_deviation))
-        return [CollisionPiece(name, name, np.eye(4), info.hull, f'{label} (hull)')]
+            return decompose_mesh(points, inverse.reshape(-1, 3), {}, self._cache_dir)
+
+        def hull():
+            from gjk_ros.models.meshes import triangles_hull
+            info = triangles_hull(name, triangles)
+            piece = CollisionPiece(name, name, np.eye(4), info.hull, f'{label} (hull)')
+            return piece, info.hull_deviation
+
+        return self._mesh_in_mode(name, name, np.eye(4), label, mode, triangles=lambda: triangles,
+                                  key=None, parts=parts, parts_label=label, hull=hull)
 
     def _layout(self, link_pieces, obstacle_pieces, self_collision, hill_climb, tracking,
                 broad_phase):
@@ -545,12 +556,18 @@ class RobotDistances:
         count = len(pieces)
         piece_link = np.concatenate([self._piece_link, np.full(count - links, -1, np.int64)])
         piece_obstacle = np.concatenate([np.zeros(links, np.int64), self._piece_obstacle])
+        origins = np.ascontiguousarray(self._body_origins)
         self._chain = self.kinematics.chain_arrays
-        self._placement = (piece_link, piece_obstacle, np.ascontiguousarray(self._body_origins),
-                           np.ascontiguousarray(self._base),
-                           np.ascontiguousarray(self._obstacle_poses))
+        self._placement = (piece_link, piece_obstacle, origins)
+        # The checks place only the links' pieces (the first ones) at each configuration: an
+        # obstacle's pieces do not move with q, so they are placed once per obstacle pose
+        # (_place_obstacles) instead of once per configuration checked (an exact mesh is
+        # hundreds of pieces).
+        self._check_placement = (piece_link[:links], piece_obstacle[:links], origins[:links],
+                                 np.ascontiguousarray(self._base), self._obstacle_poses)
         self._work = (np.empty((len(self.kinematics.links), 4, 4)), np.empty((count, 4, 4)),
                       np.empty((2, 4, 4)))
+        self._place_obstacles()
         radii = np.zeros(len(self.kinematics.links))
         for p in range(links):
             shape, origin = pieces[p].shape, self._body_origins[p]
@@ -568,7 +585,14 @@ class RobotDistances:
 
     def kernel_arguments(self):
         """Return ``(chain, placement, work)`` of the compiled checks (hold :attr:`lock`)."""
-        return self._chain, self._placement, self._work
+        return self._chain, self._check_placement, self._work
+
+    def _place_obstacles(self):
+        """Write the obstacles' pieces' world poses into the checks' piece poses."""
+        links = len(self._piece_link)
+        piece_link, piece_obstacle, origins = self._placement
+        place_sequence(self._work[0][None], self._obstacle_poses[None], piece_link[links:],
+                       piece_obstacle[links:], origins[links:], self._work[1][None, links:])
 
     def _check_obstacle_poses(self, obstacle_poses, count) -> np.ndarray:
         """Return (1, O, 4, 4) or (N, O, 4, 4) obstacle poses."""
@@ -583,7 +607,7 @@ class RobotDistances:
     def _fill_body_poses(self, qs, obstacles, poses):
         links = self._scratch('links', (qs.shape[0], len(self.kinematics.links), 4, 4))
         self.kinematics.forward_into(qs, self._base, links)
-        piece_link, piece_obstacle, origins = self._placement[:3]
+        piece_link, piece_obstacle, origins = self._placement
         place_sequence(links, obstacles, piece_link, piece_obstacle, origins, poses)
 
     def link_poses(self, qs) -> np.ndarray:
