@@ -14,6 +14,8 @@
 
 """Tracked nearest points (candidate sets per piece) against brute force over the kept points."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import CloudGatherer, PointGrid
@@ -104,6 +106,26 @@ def test_tracked_answers_equal_brute_force_small_and_large_motions(seed):
     assert searched[4::5].any()
 
 
+def test_two_threads_sharing_the_pieces_give_the_same_answers():
+    rng = numpy.random.default_rng(8)
+    pieces = prepared(8)
+    poses = numpy.stack([random_pose(rng) for _ in pieces])
+    tracker, _ = tracked_grid(rng.uniform(-1.0, 1.0, (5000, 3)), pieces, poses, 0.02,
+                              capacity=0)
+    hints = numpy.full(len(pieces), -1)
+    with ThreadPoolExecutor(1) as helper:
+        for scale in (0.0, 0.01, 0.1):
+            current = moved(rng, poses, scale)
+            before = tracker.grid.work.copy()
+            alone = tracker.nearest(current, hints)
+            work = tracker.grid.work - before
+            shared = tracker.nearest(current, hints, helper.submit)
+            numpy.testing.assert_array_equal(alone[0], shared[0])
+            numpy.testing.assert_array_equal(alone[1], shared[1])
+            numpy.testing.assert_array_equal(tracker.grid.work - before, 2 * work)
+            check(tracker, pieces, current)
+
+
 def test_filter_and_anchor_removes_what_remove_near_removes():
     rng = numpy.random.default_rng(5)
     pieces = prepared(5)
@@ -157,8 +179,11 @@ def test_nasty_clouds(case):
               'on the surface': numpy.c_[rng.uniform(-0.1, 0.1, 300),
                                          rng.uniform(-0.2, 0.2, 300), numpy.full(300, 0.05)],
               }[case]
-    padding = 0.01 if case == 'all filtered' else 0.0
-    tracker, _ = tracked_grid(points, pieces, poses, padding)
+    if case == 'on the surface':  # the self-filter would remove them: anchored unfiltered
+        tracker = NearestTracker(PointGrid(points), PackedShapes(pieces))
+        tracker.anchor(poses)
+    else:
+        tracker, _ = tracked_grid(points, pieces, poses, 0.01 if case == 'all filtered' else 0.0)
     check(tracker, pieces, poses)
     for step in range(5):
         check(tracker, pieces, moved(rng, poses, 0.01 * step))
@@ -169,7 +194,7 @@ def test_nasty_clouds(case):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), count=st.integers(1, 400),
-       margin=st.sampled_from([0.0, 0.01, 0.05]), capacity=st.sampled_from([1, 3, 64]),
+       margin=st.sampled_from([0.0, 0.01, 0.05]), capacity=st.sampled_from([0, 1, 3, 64]),
        scale=st.sampled_from([0.0, 0.003, 0.03, 0.2]), cell=st.sampled_from([0.02, 0.05, 0.3]))
 def test_tracking_is_exact_for_any_margin_capacity_and_motion(seed, count, margin, capacity,
                                                               scale, cell):

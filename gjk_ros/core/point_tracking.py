@@ -76,10 +76,6 @@ class PackedShapes:
                                  for shape in shapes], (0, 2))
         self.is_cylinder = np.array([shape.is_cylinder for shape in shapes], dtype=np.bool_)
         self.centres = _stack([shape.center.reshape(1, 3) for shape in shapes], (0, 3))
-        # The farthest point of each piece's box from its origin: a rotation by R moves a
-        # point of the piece by at most |R - R0| times this.
-        corners = np.maximum(np.abs(self.boxes[:, 0]), np.abs(self.boxes[:, 1]))
-        self.reach = np.ascontiguousarray(np.sqrt((corners ** 2).sum(axis=1)))
         self._fields = None
 
     def fields(self, padding):
@@ -153,12 +149,16 @@ class NearestTracker:
         self.anchors = np.tile(np.eye(4), (count, 1, 1))
         self.margins = np.full(count, -1.0)
         self.counts = np.zeros(count, dtype=np.int64)
+        self.firsts = np.full(count, -1, dtype=np.int64)  # each piece's nearest at its anchor
         self.indices = np.zeros((count, max(self.capacity, 1)), dtype=np.int64)
         self.distances = np.zeros((count, max(self.capacity, 1)))
         self.searched = np.zeros(count, dtype=np.bool_)
         self._blocks = np.zeros((2, 3, 2), dtype=np.int64)
-        # Scratch of the kernels (they never allocate): a search result, an answer, a point.
-        self._result, self._answer, self._point = np.empty(2), np.empty(7), np.empty((1, 3))
+        self._result = np.empty(2)
+        # ``nearest``'s two halves run at once: each its own scratch (the kernels never
+        # allocate): blocks, a search result, an answer, a point, its work.
+        self._scratch = tuple((np.zeros((2, 3, 2), dtype=np.int64), np.empty(2), np.empty(7),
+                               np.empty((1, 3)), np.zeros(3, dtype=np.int64)) for _ in range(2))
 
     def anchor(self, poses, hints=None):
         """
@@ -175,73 +175,100 @@ class NearestTracker:
         anchor_candidates(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
                           poses, *self.shapes.arguments(), hints, self.margin,
                           self.capacity, self.indices, self.distances, self.counts,
-                          self.margins, grid.work, self._blocks, self._result)
+                          self.margins, self.firsts, grid.work, self._blocks, self._result)
 
-    def filter_and_anchor(self, poses, padding, hints=None):
+    def filter_and_anchor(self, poses, padding, near=None):
         """
         Sort an unsorted grid, self-filter it and anchor the candidates: one compiled call.
 
         The grid comes from ``PointGrid(..., sort=False)``. Every point at most ``padding``
         from a piece at ``poses`` is removed (``PointGrid.remove_near``), then the candidates
-        are kept as by ``anchor``. Returns how many points were removed.
+        are kept as by ``anchor``. ``near`` (k, 3) are positions likely near each piece's
+        nearest point (the last cloud's answers; NaN: none): the kept point nearest to one in
+        its grid cell gives the first bound. Returns how many points were removed.
         """
         count, grid = self.shapes.count, self.grid
         poses = np.ascontiguousarray(poses, dtype=np.float64).reshape(count, 4, 4)
         self.anchors = poses.copy()
-        hints = np.full(count, -1, dtype=np.int64) if hints is None else \
-            np.ascontiguousarray(hints, dtype=np.int64)
+        near = np.full((count, 3), np.nan) if near is None else \
+            np.ascontiguousarray(near, dtype=np.float64).reshape(count, 3)
+        hints = np.full(count, -1, dtype=np.int64)
         unsorted, cells, starts = grid.unsorted
         removed = filter_and_anchor(
             unsorted, grid.low, grid.edge, grid.dims, cells, starts, grid.points, grid.ends,
             poses, *self.shapes.arguments(), *self.shapes.fields(float(padding)), float(padding),
-            hints, self.margin, self.capacity, self.indices, self.distances, self.counts,
-            self.margins, grid.work, self._blocks, self._result)
+            near, hints, self.margin, self.capacity, self.indices, self.distances,
+            self.counts, self.margins, self.firsts, grid.work, self._blocks, self._result)
         grid.sorted_outside(removed)
         return int(removed)
 
-    def nearest(self, poses, hints):
+    def nearest(self, poses, hints, submit=None):
         """
         Return (rows (k, VALUE_COLUMNS), indices (k,)): each piece's nearest point at ``poses``.
 
         A row is the full answer (distance, witness on the piece, the point, the normal, error
         bound 0: ``gjk_ros.core.query.VALUE_COLUMNS``); NaN and index -1 with no point kept.
-        ``hints`` (k,) start a grid search (the last answers; -1: none).
+        ``hints`` (k,) start a grid search (the last answers; -1: none). With ``submit`` (an
+        executor's), every other piece is searched by its thread while this one searches the
+        rest: both release the GIL, so two cores share the pieces.
         """
         count = self.shapes.count
         poses = np.ascontiguousarray(poses, dtype=np.float64).reshape(count, 4, 4)
+        hints = np.ascontiguousarray(hints, dtype=np.int64)
         rows = np.full((count, VALUE_COLUMNS), np.nan)
         indices = np.full(count, -1, dtype=np.int64)
-        grid = self.grid
-        track_nearest(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
-                      poses, self.anchors, *self.shapes.arguments(), self.shapes.reach,
-                      self.indices, self.distances, self.counts, self.margins,
-                      np.ascontiguousarray(hints, dtype=np.int64), rows, indices,
-                      self.searched, grid.work, self._blocks, self._result, self._answer,
-                      self._point)
+        if submit is None or count < 2:
+            self._track(poses, hints, rows, indices, 0, 1, self._scratch[0])
+        else:
+            other = submit(self._track, poses, hints, rows, indices, 1, 2, self._scratch[1])
+            self._track(poses, hints, rows, indices, 0, 2, self._scratch[0])
+            other.result()
+        for scratch in self._scratch:
+            self.grid.work += scratch[4]
+            scratch[4][:] = 0
         return rows, indices
+
+    def _track(self, poses, hints, rows, indices, first, step, scratch):
+        grid = self.grid
+        blocks, result, answer, point, work = scratch
+        track_nearest(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
+                      poses, self.anchors, *self.shapes.arguments(), self.indices,
+                      self.distances, self.counts, self.margins, self.firsts, hints, rows,
+                      indices, self.searched, first, step, work, blocks, result, answer, point)
 
 
 @njit
-def _motion(pose, anchor, reach):
-    """Largest displacement of a point within ``reach`` of the piece origin, anchor -> pose."""
-    rotation = 0.0
-    for i in range(3):
-        for j in range(3):
-            difference = pose[i, j] - anchor[i, j]
-            rotation += difference * difference
-    tx, ty, tz = pose[0, 3] - anchor[0, 3], pose[1, 3] - anchor[1, 3], pose[2, 3] - anchor[2, 3]
-    # |(R - R0) x + (t - t0)| <= |R - R0|_F |x| + |t - t0| (Frobenius bounds the 2-norm).
-    moved = np.sqrt(rotation) * reach + np.sqrt(tx * tx + ty * ty + tz * tz)
-    return moved * (1.0 + _ROUNDING) + _ROUNDING
+def _motion(pose, anchor, box):
+    """
+    Largest displacement of a point of the piece's box from ``anchor`` to ``pose``.
+
+    A point x moves by (P - P0) x, an affine function of x whose norm is convex: its largest
+    value over the box is at one of the eight corners.
+    """
+    largest = 0.0
+    for corner in range(8):
+        x = box[corner & 1, 0]
+        y = box[(corner >> 1) & 1, 1]
+        z = box[(corner >> 2) & 1, 2]
+        squared = 0.0
+        for i in range(3):
+            moved = (pose[i, 0] - anchor[i, 0]) * x + (pose[i, 1] - anchor[i, 1]) * y + \
+                (pose[i, 2] - anchor[i, 2]) * z + (pose[i, 3] - anchor[i, 3])
+            squared += moved * moved
+        largest = max(largest, squared)
+    return np.sqrt(largest) * (1.0 + _ROUNDING) + _ROUNDING
 
 
 @njit
 def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets, plane_offsets,
                       map_offsets, triangles, spheres, planes, plane_map, boxes, radii,
                       cylinders, is_cylinder, centres, hints, margin, capacity, indices,
-                      distances, counts, margins, work, blocks, result):
-    """Write each piece's sorted candidates and margin (``NearestTracker.anchor``)."""
+                      distances, counts, margins, firsts, work, blocks, result):
+    """Write each piece's nearest point, sorted candidates, margin (``NearestTracker.anchor``)."""
     for k in range(poses.shape[0]):
+        counts[k], margins[k], firsts[k] = 0, -1.0, hints[k]
+        if capacity <= 0:
+            continue  # no candidates: the hint is the first bound of the cycle's search
         tri = triangles[tri_offsets[k]:tri_offsets[k + 1]]
         sph = spheres[tri_offsets[k]:tri_offsets[k + 1]]
         pla = planes[plane_offsets[k]:plane_offsets[k + 1]]
@@ -250,8 +277,8 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
         grid_nearest(points, starts, ends, low, edge, dims, poses[k], boxes[k], tri, sph, pla,
                      radii[k], cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
                      pmap, hints[k], result, work, blocks)
-        counts[k], margins[k] = 0, -1.0
-        if result[1] < 0.0 or capacity <= 0:
+        firsts[k] = np.int64(result[1])
+        if result[1] < 0.0:
             continue
         nearest = result[0]
         count, excluded = _gather(points, starts, ends, low, edge, dims, poses[k], boxes[k],
@@ -269,8 +296,8 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
 def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, poses, tri_offsets,
                       plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
                       radii, cylinders, is_cylinder, centres, field_offsets, field_lows,
-                      field_edges, field_dims, field_values, padding, hints, margin, capacity,
-                      indices, distances, counts, margins, work, blocks, result):
+                      field_edges, field_dims, field_values, padding, near, hints, margin,
+                      capacity, indices, distances, counts, margins, firsts, work, blocks, result):
     """Sort into cells, remove the points near each piece, anchor: return how many removed."""
     sort_cells(unsorted, low, edge, dims, cells, starts, points, ends)
     cell_starts = starts[:-1]
@@ -285,11 +312,34 @@ def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, po
             plane_map[map_offsets[k]:map_offsets[k + 1]], padding, field_lows[k],
             field_edges[k], field_dims[k], field_values[field_offsets[k]:field_offsets[k + 1]],
             work, blocks[0])
+    for k in range(poses.shape[0]):
+        hints[k] = _kept_near(points, cell_starts, ends, low, edge, dims, near[k])
     anchor_candidates(points, cell_starts, ends, low, edge, dims, poses, tri_offsets,
                       plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
                       radii, cylinders, is_cylinder, centres, hints, margin, capacity, indices,
-                      distances, counts, margins, work, blocks, result)
+                      distances, counts, margins, firsts, work, blocks, result)
     return removed
+
+
+@njit
+def _kept_near(points, starts, ends, low, edge, dims, position):
+    """Return the kept point nearest to ``position`` in its grid cell, or -1 (also for NaN)."""
+    cell = 0
+    stride = 1
+    for axis in range(3):
+        offset = np.floor((position[axis] - low[axis]) / edge)
+        if not (0.0 <= offset < dims[axis]):
+            return -1  # outside the grid, or NaN
+        cell += np.int64(offset) * stride
+        stride *= dims[axis]
+    best, chosen = np.inf, -1
+    for i in range(starts[cell], ends[cell]):
+        dx, dy, dz = points[i, 0] - position[0], points[i, 1] - position[1], \
+            points[i, 2] - position[2]
+        squared = dx * dx + dy * dy + dz * dz
+        if squared < best:
+            best, chosen = squared, i
+    return chosen
 
 
 @njit
@@ -389,23 +439,25 @@ def _sort_heap(index, distance, count):
 @njit
 def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_offsets,
                   plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                  radii, cylinders, is_cylinder, centres, reach, indices, distances, counts,
-                  margins, hints, rows, nearest, searched, work, blocks, result, answer,
-                  point):
-    """Write each piece's nearest point and its answer row (``NearestTracker.nearest``)."""
+                  radii, cylinders, is_cylinder, centres, indices, distances, counts,
+                  margins, firsts, hints, rows, nearest, searched, first, step, work, blocks,
+                  result, answer, point):
+    """
+    Write the nearest point and answer row of pieces first, first + step, ... (``nearest``).
+    """
     measured = 0
-    for k in range(poses.shape[0]):
+    for k in range(first, poses.shape[0], step):
         tri = triangles[tri_offsets[k]:tri_offsets[k + 1]]
         sph = spheres[tri_offsets[k]:tri_offsets[k + 1]]
         pla = planes[plane_offsets[k]:plane_offsets[k + 1]]
         pmap = plane_map[map_offsets[k]:map_offsets[k + 1]]
         pose, radius = poses[k], radii[k]
-        moved = _motion(pose, anchors[k], reach[k])
+        moved = _motion(pose, anchors[k], boxes[k])
         result[0], result[1] = np.inf, -1.0
         searched[k] = not (counts[k] > 0 and moved <= margins[k])
         if searched[k]:
-            # The anchor's nearest point (the first candidate) when there is no better hint.
-            hint = hints[k] if hints[k] >= 0 or counts[k] == 0 else indices[k, 0]
+            # The anchor's nearest point when there is no better hint.
+            hint = hints[k] if hints[k] >= 0 else firsts[k]
             grid_nearest(points, starts, ends, low, edge, dims, pose, boxes[k], tri, sph, pla,
                          radius, cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
                          pmap, hint, result, work, blocks)

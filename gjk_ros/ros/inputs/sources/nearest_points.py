@@ -33,13 +33,14 @@ import numpy
 __all__ = ['Cloud', 'CloudAnswers', 'LinkPart', 'nearest_point', 'NearestPoints', 'point_near',
            'PreparedShapes', 'TRACKING_CAPACITY', 'TRACKING_MARGIN']
 
-# How far a link piece may move from its pose at a cloud's stamp before its nearest point is
-# searched in the whole grid again (``gjk_ros.core.point_tracking``): a cloud is used for one
-# camera period (33 ms at 30 Hz) plus its processing, in which a link moving 1 m/s moves a few
-# centimetres. The candidates are at most TRACKING_CAPACITY points per piece (fewer shrink the
-# margin); the scan stops at the first one that cannot beat the best, so more cost little.
-TRACKING_MARGIN = 0.05
-TRACKING_CAPACITY = 256
+# Candidate tracking of each link piece's nearest point (``gjk_ros.core.point_tracking``):
+# how far a piece may move from its pose at the cloud's stamp, and the most candidates kept.
+# Off (no candidates): measured on the load benchmark's scene (docs/observations.md), the arm
+# moves 15 to 26 mm in the 50 ms a cloud is used, and keeping enough candidates for that (1,024
+# a piece) cost 20 ms a cloud on the background thread to save about 2 ms a cycle; with 64
+# candidates the margins shrink to 3 to 7 mm and 81 % of the pieces are searched anyway.
+TRACKING_MARGIN = 0.03
+TRACKING_CAPACITY = 0
 
 
 class Cloud:

@@ -331,9 +331,17 @@ class ObservationSource(Source):
                 self._job = self._pool.submit(process_cloud, DECODERS[self.kind], data, header,
                                               transform, None,
                                               CloudLimits(self._config, self.settings),
-                                              self._gatherer, pieces.packed(self._shapes), poses)
+                                              self._gatherer, pieces.packed(self._shapes), poses,
+                                              self._last_nearest(pieces))
                 self._job_geometry = pieces.geometry
             return
+
+    def _last_nearest(self, pieces):
+        """Each piece's nearest point in the cloud placed last, (k, 3); None if another robot."""
+        placed = self._placed
+        if placed is None or placed.cloud.geometry != pieces.geometry:
+            return None
+        return placed.cloud.points[placed.nearest]
 
     def _placed_at_stamp(self, data, frames, pieces):
         """
@@ -429,7 +437,7 @@ class ObservationSource(Source):
         placed = self._placed
         hints = placed.nearest if placed is not None and placed.cloud is cloud else \
             numpy.full(len(pieces.keys), -1, dtype=numpy.int64)
-        rows, nearest = tracker.nearest(poses, hints)
+        rows, nearest = tracker.nearest(poses, hints, _search_helper().submit)
         self._answers = CloudAnswers(cloud, pieces.slots, pieces.shapes, poses, rows, nearest,
                                      ok, self._shapes)
         if placed is None or placed.cloud is not cloud or \
@@ -528,6 +536,20 @@ class _Pieces:
         return self._packed
 
 
+_HELPER = []
+
+
+def _search_helper():
+    """
+    Return the one thread that searches half of a cloud's pieces beside the cycle's thread.
+
+    Shared by every source: the cycle collects them one after the other.
+    """
+    if not _HELPER:
+        _HELPER.append(ThreadPoolExecutor(1, thread_name_prefix='gjk_cloud_search'))
+    return _HELPER[0]
+
+
 def _load_kernels():
     """Run the cloud kernels once on a few points (loads them from numba's cache)."""
     from gjk_ros.core import ConvexPolytope
@@ -557,7 +579,7 @@ class CloudLimits:
 
 
 def process_cloud(decode, data, header, transform, links, limits, gatherer, packed=None,
-                  poses=None):
+                  poses=None, near=None):
     """
     Decode, limit, place, downsample, self-filter and anchor one cloud (background thread).
 
@@ -571,6 +593,9 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer, pack
     links : list of (PointDistanceShape, (4, 4) float), or None
         The link pieces and their poses at the stamp; None with ``packed`` and ``poses``
         (the same, as arrays: what a source passes).
+    near : (k, 3) float, optional
+        Each piece's nearest point in the last cloud (NaN: none): a first bound for its
+        search in this one.
 
     Returns
     -------
@@ -591,7 +616,7 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer, pack
                                      limits.voxel)
     tracker = NearestTracker(PointGrid(points, bounds=bounds, sort=False), packed,
                              TRACKING_MARGIN, TRACKING_CAPACITY)
-    removed = tracker.filter_and_anchor(poses, limits.padding)
+    removed = tracker.filter_and_anchor(poses, limits.padding, near)
     return Cloud(tracker, header.stamp_ns, removed, count), time.perf_counter() - started
 
 
