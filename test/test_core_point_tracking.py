@@ -31,7 +31,7 @@ def prepared(seed=0):
 
 
 def tracked_grid(points, pieces, poses, padding, margin=0.05, capacity=64, cell=0.05):
-    """The source's path: gather's bounds, an unsorted grid, filter and anchor in one call."""
+    """Take the source's path: gather's bounds, an unsorted grid, filter and anchor at once."""
     gathered, bounds = CloudGatherer().gather(*numpy.asarray(points, float).T.copy(), numpy.eye(4),
                                               (0.0, numpy.inf), (-numpy.inf, numpy.inf))
     tracker = NearestTracker(PointGrid(gathered, cell=cell, bounds=bounds, sort=False),
@@ -41,7 +41,7 @@ def tracked_grid(points, pieces, poses, padding, margin=0.05, capacity=64, cell=
 
 
 def brute(pieces, kept, poses):
-    """The nearest signed distance of every piece over every kept point (inf: none)."""
+    """Return the nearest signed distance of every piece over every kept point (inf: none)."""
     if not len(kept):
         return numpy.full(len(pieces), numpy.inf)
     return numpy.array([piece.signed_distances(kept, pose).min()

@@ -79,7 +79,7 @@ class PackedShapes:
         self._fields = None
 
     def fields(self, padding):
-        """The pieces' distance fields for ``padding`` (``PointDistanceShape.field``), packed."""
+        """Return the pieces' distance fields for ``padding`` (``PointDistanceShape.field``)."""
         if self._fields is None or self._fields[0] != padding:
             built = [shape.field(padding) for shape in self.shapes]
             self._fields = (padding, _offsets([len(field[3]) for field in built]),
@@ -91,7 +91,7 @@ class PackedShapes:
         return self._fields[1:]
 
     def arguments(self):
-        """The arrays the kernels take, in their order."""
+        """Return the arrays the kernels take, in their order."""
         return (self.tri_offsets, self.plane_offsets, self.map_offsets, self.triangles,
                 self.spheres, self.planes, self.plane_map, self.boxes, self.radii,
                 self.cylinders, self.is_cylinder, self.centres)
@@ -442,9 +442,7 @@ def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_off
                   radii, cylinders, is_cylinder, centres, indices, distances, counts,
                   margins, firsts, hints, rows, nearest, searched, first, step, work, blocks,
                   result, answer, point):
-    """
-    Write the nearest point and answer row of pieces first, first + step, ... (``nearest``).
-    """
+    """Write the nearest point and answer row of every ``step``-th piece from ``first``."""
     measured = 0
     for k in range(first, poses.shape[0], step):
         tri = triangles[tri_offsets[k]:tri_offsets[k + 1]]

@@ -530,7 +530,7 @@ class _Pieces:
         return _Pieces(parts)
 
     def packed(self, prepared):
-        """Return the pieces' shapes prepared for point distances and packed (made once)."""
+        """Return the shapes prepared for point distances, in flat arrays; made once."""
         if self._packed is None:
             self._packed = PackedShapes([prepared.prepared(shape) for shape in self.shapes])
         return self._packed
@@ -590,9 +590,25 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer, pack
 
     Parameters
     ----------
+    decode : callable
+        ``decode_pointcloud2`` or ``decode_laserscan``.
+    data : bytes
+        The serialized message.
+    header : CloudHeader
+        Its header (read before: the transforms are looked up at its stamp).
+    transform : (4, 4) float
+        fixed_frame <- the message's frame, at its stamp.
     links : list of (PointDistanceShape, (4, 4) float), or None
         The link pieces and their poses at the stamp; None with ``packed`` and ``poses``
         (the same, as arrays: what a source passes).
+    limits : CloudLimits
+        The source's limits.
+    gatherer : CloudGatherer
+        The source's (one cloud at a time).
+    packed : PackedShapes, optional
+        The link pieces' shapes.
+    poses : (k, 4, 4) float, optional
+        Their poses at the stamp.
     near : (k, 3) float, optional
         Each piece's nearest point in the last cloud (NaN: none): a first bound for its
         search in this one.
