@@ -110,20 +110,38 @@ def test_two_threads_sharing_the_pieces_give_the_same_answers():
     rng = numpy.random.default_rng(8)
     pieces = prepared(8)
     poses = numpy.stack([random_pose(rng) for _ in pieces])
-    tracker, _ = tracked_grid(rng.uniform(-1.0, 1.0, (5000, 3)), pieces, poses, 0.02,
-                              capacity=0)
+    points = rng.uniform(-1.0, 1.0, (5000, 3))
+    single, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
+    tracker, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
     hints = numpy.full(len(pieces), -1)
     with ThreadPoolExecutor(1) as helper:
-        for scale in (0.0, 0.01, 0.1):
+        for scale in (0.01, 0.02, 0.1):
             current = moved(rng, poses, scale)
-            before = tracker.grid.work.copy()
-            alone = tracker.nearest(current, hints)
-            work = tracker.grid.work - before
+            alone = single.nearest(current, hints)
             shared = tracker.nearest(current, hints, helper.submit)
             numpy.testing.assert_array_equal(alone[0], shared[0])
             numpy.testing.assert_array_equal(alone[1], shared[1])
-            numpy.testing.assert_array_equal(tracker.grid.work - before, 2 * work)
+            numpy.testing.assert_array_equal(tracker.grid.work, single.grid.work)
             check(tracker, pieces, current)
+
+
+def test_a_piece_at_its_last_pose_is_answered_without_a_search():
+    rng = numpy.random.default_rng(9)
+    pieces = prepared(9)
+    poses = numpy.stack([random_pose(rng) for _ in pieces])
+    tracker, _ = tracked_grid(rng.uniform(-1.0, 1.0, (3000, 3)), pieces, poses, 0.02,
+                              capacity=0)
+    hints = numpy.full(len(pieces), -1)
+    first = tracker.nearest(poses, hints)
+    current = poses.copy()
+    current[1:] = moved(rng, poses[1:], 0.05)
+    before = tracker.grid.work.copy()
+    again = tracker.nearest(current, hints)
+    assert not tracker.searched[0] and tracker.searched[1:].all()
+    numpy.testing.assert_array_equal(again[0][0], first[0][0])
+    assert again[1][0] == first[1][0]
+    assert (tracker.grid.work - before)[0] > 0
+    check(tracker, pieces, current)
 
 
 def test_filter_and_anchor_removes_what_remove_near_removes():

@@ -153,6 +153,7 @@ class NearestTracker:
         self.indices = np.zeros((count, max(self.capacity, 1)), dtype=np.int64)
         self.distances = np.zeros((count, max(self.capacity, 1)))
         self.searched = np.zeros(count, dtype=np.bool_)
+        self._last = None  # the poses, rows and indices of the last ``nearest``
         self._blocks = np.zeros((2, 3, 2), dtype=np.int64)
         self._result = np.empty(2)
         # ``nearest``'s two halves run at once: each its own scratch (the kernels never
@@ -217,24 +218,32 @@ class NearestTracker:
         hints = np.ascontiguousarray(hints, dtype=np.int64)
         rows = np.full((count, VALUE_COLUMNS), np.nan)
         indices = np.full(count, -1, dtype=np.int64)
+        # A piece at the very pose of the last call has the same answer: not searched again.
+        same = np.zeros(count, dtype=np.bool_)
+        if self._last is not None:
+            same = (poses == self._last[0]).all(axis=(1, 2))
+            rows[same], indices[same] = self._last[1][same], self._last[2][same]
         if submit is None or count < 2:
-            self._track(poses, hints, rows, indices, 0, 1, self._scratch[0])
+            self._track(poses, hints, same, rows, indices, 0, 1, self._scratch[0])
         else:
-            other = submit(self._track, poses, hints, rows, indices, 1, 2, self._scratch[1])
-            self._track(poses, hints, rows, indices, 0, 2, self._scratch[0])
+            other = submit(self._track, poses, hints, same, rows, indices, 1, 2,
+                           self._scratch[1])
+            self._track(poses, hints, same, rows, indices, 0, 2, self._scratch[0])
             other.result()
+        self._last = (poses.copy(), rows.copy(), indices.copy())
         for scratch in self._scratch:
             self.grid.work += scratch[4]
             scratch[4][:] = 0
         return rows, indices
 
-    def _track(self, poses, hints, rows, indices, first, step, scratch):
+    def _track(self, poses, hints, same, rows, indices, first, step, scratch):
         grid = self.grid
         blocks, result, answer, point, work = scratch
         track_nearest(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
                       poses, self.anchors, *self.shapes.arguments(), self.indices,
-                      self.distances, self.counts, self.margins, self.firsts, hints, rows,
-                      indices, self.searched, first, step, work, blocks, result, answer, point)
+                      self.distances, self.counts, self.margins, self.firsts, hints, same,
+                      rows, indices, self.searched, first, step, work, blocks, result, answer,
+                      point)
 
 
 @njit
@@ -440,11 +449,14 @@ def _sort_heap(index, distance, count):
 def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_offsets,
                   plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
                   radii, cylinders, is_cylinder, centres, indices, distances, counts,
-                  margins, firsts, hints, rows, nearest, searched, first, step, work, blocks,
-                  result, answer, point):
+                  margins, firsts, hints, same, rows, nearest, searched, first, step, work,
+                  blocks, result, answer, point):
     """Write the nearest point and answer row of every ``step``-th piece from ``first``."""
     measured = 0
     for k in range(first, poses.shape[0], step):
+        searched[k] = False
+        if same[k]:
+            continue  # the rows hold the last answer at this very pose
         tri = triangles[tri_offsets[k]:tri_offsets[k + 1]]
         sph = spheres[tri_offsets[k]:tri_offsets[k + 1]]
         pla = planes[plane_offsets[k]:plane_offsets[k + 1]]
