@@ -16,6 +16,7 @@
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import PointGrid
+from gjk_ros.core.point_tracking import NearestTracker, PackedShapes
 import numpy
 import pytest
 
@@ -33,17 +34,8 @@ def filtered_cloud():
     removed = grid.remove_near([(ball, numpy.eye(4))], 0.05)
     kept = numpy.linalg.norm(points, axis=1) > 0.55
     assert removed == int((~kept).sum()) > 0
-    return Cloud(grid, 1, removed, len(points)), points[kept]
-
-
-def test_kept_index_never_hands_out_a_removed_slot():
-    cloud, kept = filtered_cloud()
-    held = {tuple(row) for row in kept}
-    for index in range(len(cloud.points) + 3):
-        chosen = cloud.kept_index(index)
-        assert tuple(cloud.points[chosen]) in held
-        if cloud.grid.holds(index):
-            assert chosen == index
+    return Cloud(NearestTracker(grid, PackedShapes([ball])), 1, removed, len(points)), \
+        points[kept]
 
 
 def test_point_near_returns_a_kept_point_of_the_same_cell():

@@ -34,7 +34,7 @@ from .point_distance import (_box_gap, _core_distance, _facing_bound, _field_val
                              _within)
 from .query import VALUE_COLUMNS
 
-__all__ = ['CloudGatherer', 'NearestPoint', 'PointGrid']
+__all__ = ['CloudGatherer', 'nearest_answer', 'NearestPoint', 'PointGrid']
 
 # The largest finite float64 (a squared range limit of inf is clamped to it).
 _LARGEST = 1.7976931348623157e308
@@ -49,6 +49,12 @@ NearestPoint.__doc__ = (
     'towards the point (world frame; ``point - witness == distance * normal``); ``row`` holds '
     'them as a core value row (distance, witness_a, witness_b, normal, error bound 0, as '
     '``PairSet`` rows: ``query.VALUE_COLUMNS``), of which the vectors are views.')
+
+
+def nearest_answer(row, index):
+    """Return the ``NearestPoint`` of an answer row (NaN, index -1: no point kept)."""
+    return NearestPoint(float(row[0]) if index >= 0 else np.inf, int(index), row[1:4],
+                        row[4:7], row[7:10], row)
 
 
 class PointGrid:
@@ -81,7 +87,7 @@ class PointGrid:
 
     """
 
-    def __init__(self, points, cell=0.05, max_cells=2_000_000, bounds=None):
+    def __init__(self, points, cell=0.05, max_cells=2_000_000, bounds=None, sort=True):
         points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
         count = points.shape[0]
         if not count:
@@ -99,9 +105,14 @@ class PointGrid:
         self.low, self.edge, self.dims = low, edge, dims
         starts = np.zeros(int(np.prod(dims)) + 1, dtype=np.int64)
         self.points = np.empty((count, 3))
-        sort_into_cells(points, low, edge, dims, np.empty(count, dtype=np.int32), starts,
-                        self.points)
-        self.starts, self.ends = starts[:-1], starts[1:].copy()
+        self.starts, self.ends = starts[:-1], np.empty_like(starts[1:])
+        # Unsorted, the grid is for a caller that sorts within a larger compiled call
+        # (``sort_cells`` with these arrays: ``gjk_ros.core.point_tracking.prepare_cloud``).
+        self.unsorted = (points, np.empty(count, dtype=np.int32), starts)
+        if sort:
+            sort_cells(points, low, edge, dims, self.unsorted[1], starts, self.points,
+                       self.ends)
+            self.unsorted = None
         self._count = count
         self.work = np.zeros(3, dtype=np.int64)
         self._blocks = np.zeros((2, 3, 2), dtype=np.int64)
@@ -115,6 +126,11 @@ class PointGrid:
         out = np.empty((self._count, 3))
         copy_kept(self.points, self.starts, self.ends, out)
         return out
+
+    def sorted_outside(self, removed):
+        """Note that a compiled caller sorted the grid and removed ``removed`` points."""
+        self.unsorted = None
+        self._count -= int(removed)
 
     def holds(self, index):
         """Whether ``points[index]`` is a kept point."""
@@ -176,8 +192,7 @@ class PointGrid:
             row[4:7] = self.points[index]
             row[0], row[1:4], row[7:10] = shape.closest(row[4:7], pose)
             row[10] = 0.0
-        return NearestPoint(float(row[0]) if index >= 0 else np.inf, index, row[1:4], row[4:7],
-                            row[7:10], row)
+        return nearest_answer(row, index)
 
 
 class CloudGatherer:
@@ -341,6 +356,14 @@ def sort_into_cells(points, low, edge, dims, cells, starts, out):
     for cell in range(starts.shape[0] - 1, 0, -1):
         starts[cell] = starts[cell - 1]
     starts[0] = 0
+
+
+@njit
+def sort_cells(points, low, edge, dims, cells, starts, out, ends):
+    """``sort_into_cells``, and each cell's end (its block is then whole)."""
+    sort_into_cells(points, low, edge, dims, cells, starts, out)
+    for cell in range(ends.shape[0]):
+        ends[cell] = starts[cell + 1]
 
 
 @njit

@@ -26,20 +26,36 @@ import collections
 from dataclasses import dataclass
 
 from gjk_ros.core.point_distance import PointDistanceShape
+from gjk_ros.core.point_grid import nearest_answer
 from gjk_ros.ros.inputs.sources.base import SourceData
 import numpy
 
 __all__ = ['Cloud', 'CloudAnswers', 'LinkPart', 'nearest_point', 'NearestPoints', 'point_near',
-           'PreparedShapes']
+           'PreparedShapes', 'TRACKING_CAPACITY', 'TRACKING_MARGIN']
+
+# Candidate tracking of each link piece's nearest point (``gjk_ros.core.point_tracking``):
+# how far a piece may move from its pose at the cloud's stamp, and the most candidates kept.
+# Off (no candidates): measured on the load benchmark's scene (docs/observations.md), the arm
+# moves 15 to 26 mm in the 50 ms a cloud is used, and keeping enough candidates for that (1,024
+# a piece) cost 20 ms a cloud on the background thread to save about 2 ms a cycle; with 64
+# candidates the margins shrink to 3 to 7 mm and 81 % of the pieces are searched anyway.
+TRACKING_MARGIN = 0.03
+TRACKING_CAPACITY = 0
 
 
 class Cloud:
-    """The filtered points of one message in their search grid, with stamp and counts."""
+    """
+    The filtered points of one message in their search grid, with stamp and counts.
 
-    def __init__(self, grid, stamp_ns, removed, count):
+    ``tracker`` (``gjk_ros.core.point_tracking.NearestTracker``) holds the grid and each link
+    piece's candidates, anchored at the message stamp.
+    """
+
+    def __init__(self, tracker, stamp_ns, removed, count):
         self.geometry = None        # the link pieces it was self-filtered against
-        self.grid = grid
-        self.points = grid.points   # indexed by the search answers (see PointGrid)
+        self.tracker = tracker
+        self.grid = tracker.grid
+        self.points = self.grid.points  # indexed by the search answers (see PointGrid)
         self.stamp_ns = stamp_ns
         self.removed = removed
         self.count = count
@@ -48,36 +64,33 @@ class Cloud:
         """Return how many points are left after the self-filter."""
         return len(self.grid)
 
-    def kept_index(self, index):
-        """Return ``index`` if it is a kept point, else the first kept point (cloud not empty)."""
-        if self.grid.holds(index):
-            return index
-        grid = self.grid
-        return int(grid.starts[int(numpy.argmax(grid.ends > grid.starts))])
-
 
 class CloudAnswers:
     """
     The nearest-point answers of one cloud, one per link piece, as the pair tracker takes them.
 
-    ``answers`` maps a point piece's ``LinkPart`` to the (shape, pose, ``NearestPoint``) its
-    search used. ``measure`` hands back that answer for the very same shape and pose, and
-    searches the same cloud again for any other (one search, never a second measurement of a
-    found point).
+    Row ``slots[part]`` of ``rows`` and ``nearest`` is the answer of the ``LinkPart`` for
+    ``shapes`` at ``poses`` (``ok``: the piece had a pose). ``measure`` hands back that answer
+    for the very same shape and pose, and searches the same cloud again for any other (one
+    search, never a second measurement of a found point).
     """
 
-    def __init__(self, cloud, answers, shapes):
+    def __init__(self, cloud, slots, shapes, poses, rows, nearest, ok, prepared):
         self.cloud = cloud
-        self.answers = answers
-        self._shapes = shapes
+        self._slots, self._shapes, self._poses = slots, shapes, poses
+        self._rows, self._nearest, self._ok = rows, nearest, ok
+        self._prepared = prepared
 
     def measure(self, item, shape, pose):
         """Return the ``NearestPoint`` of the cloud to ``shape`` at ``pose`` (for ``item``)."""
-        known = self.answers.get(item)
-        if known is not None and known[0] is shape and (known[1] == pose).all():
-            return known[2]
-        hint = None if known is None else known[2].index
-        return nearest_point(self.cloud, self._shapes.prepared(shape), pose, hint)
+        slot = self._slots.get(item)
+        if slot is None:
+            return nearest_point(self.cloud, self._prepared.prepared(shape), pose)
+        if self._ok[slot] and self._shapes[slot] is shape and \
+                (self._poses[slot] == pose).all():
+            return nearest_answer(self._rows[slot], self._nearest[slot])
+        return nearest_point(self.cloud, self._prepared.prepared(shape), pose,
+                             int(self._nearest[slot]))
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ import time
 
 from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import CloudGatherer, PointGrid
+from gjk_ros.core.point_tracking import NearestTracker, PackedShapes
 from gjk_ros.ros.compute.bodies import OBSTACLE
 from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourcePiece,
@@ -70,8 +71,8 @@ from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, Sou
 from gjk_ros.ros.inputs.sources.clouds import (decode_laserscan, decode_pointcloud2,
                                                read_cloud_header)
 from gjk_ros.ros.inputs.sources.nearest_points import (Cloud, CloudAnswers, LinkPart,
-                                                       nearest_point, NearestPoints, point_near,
-                                                       PreparedShapes)
+                                                       NearestPoints, PreparedShapes,
+                                                       TRACKING_CAPACITY, TRACKING_MARGIN)
 from gjk_ros.ros.inputs.sources.observation_settings import source_parameter_specs
 from gjk_ros.ros.inputs.tf_buffer import TfStatus
 from gjk_ros.ros.inputs.timekeeping import stamp_problem, UNKNOWN
@@ -181,13 +182,13 @@ class ObservationSource(Source):
         self._heard = None          # receive time of the latest message
         self.failure = None         # why the latest message could not be used
         self._shapes = PreparedShapes()
-        self._nearest = {}          # LinkPart -> index into cloud.points
-        self._answers = {}          # LinkPart -> (shape, pose, NearestPoint) of this cycle
+        self._pieces = _Pieces(())  # the link pieces as the last cycle saw them
+        self._frames = None         # the node's Frames (the cycle hands them over)
+        self._answers = None        # CloudAnswers of this cycle
         self.counts = CloudCounts()
         self._gaps = SequenceGaps()
         self._mismatched = None     # the cloud refused for its link geometry
         self._placed = None         # _Placed: what the point pieces were placed for
-        self._poses = {}            # LinkPart -> _Search, its last search
         self._data = NearestPoints()
         self.process_times = []
         context.clocks.on_jump_back(self._forget_heard)
@@ -231,6 +232,10 @@ class ObservationSource(Source):
         # Latest wins: the oldest waits for its transforms, a newer one replaces the newest.
         self._count(superseded=len(self._pending[1:]))
         self._pending = self._pending[:1] + [data]
+        if self._job is None and self._frames is not None:
+            # Idle: start now rather than at the next cycle (the callback and the cycle share
+            # the executor thread, so the frames and link pieces are the cycle's own).
+            self._start_job(self._frames, self._pieces)
 
     def _count(self, **added):
         totals = {name: getattr(self.counts, name) + value for name, value in added.items()}
@@ -252,7 +257,8 @@ class ObservationSource(Source):
     def collect(self, now_ns, frames):
         """Take a finished cloud, start the next one, and place the nearest points."""
         self._finish_job()
-        pieces = self._link_pieces()
+        self._frames = frames
+        self._pieces = pieces = self._pieces.again(self._link_pieces())
         if self._job is None:
             self._start_job(frames, pieces)
         self._place_nearest(frames, pieces, now_ns)
@@ -263,8 +269,7 @@ class ObservationSource(Source):
             times=numpy.full(count, UNKNOWN if cloud is None else cloud.stamp_ns, numpy.int64),
             stale=numpy.full(count, self._silent_reason(now_ns) is not None),
             not_ready=self._not_ready(now_ns),
-            nearest=None if not count else CloudAnswers(self._placed.cloud, self._answers,
-                                                        self._shapes))
+            nearest=None if not count else self._answers)
 
     def status(self, now_ns):
         heard = {} if self.cloud is None else {'observation:%s' % self.name: self.cloud.stamp_ns}
@@ -322,20 +327,28 @@ class ObservationSource(Source):
             del self._pending[:index + 1]
             self._count(superseded=index, refused=int(placed is None))  # older: superseded
             if placed is not None:
-                data, header, transform, links = placed
+                data, header, transform, poses = placed
                 self._job = self._pool.submit(process_cloud, DECODERS[self.kind], data, header,
-                                              transform, links,
+                                              transform, None,
                                               CloudLimits(self._config, self.settings),
-                                              self._gatherer)
-                self._job_geometry = _geometry_of(pieces)
+                                              self._gatherer, pieces.packed(self._shapes), poses,
+                                              self._last_nearest(pieces))
+                self._job_geometry = pieces.geometry
             return
+
+    def _last_nearest(self, pieces):
+        """Each piece's nearest point in the cloud placed last, (k, 3); None if another robot."""
+        placed = self._placed
+        if placed is None or placed.cloud.geometry != pieces.geometry:
+            return None
+        return placed.cloud.points[placed.nearest]
 
     def _placed_at_stamp(self, data, frames, pieces):
         """
-        Return (data, header, transform, links) of a message, 'wait' or None.
+        Return (data, header, transform, poses) of a message, 'wait' or None.
 
-        'wait': for TF; None: refused. ``links`` are the link pieces posed at the stamp, as
-        the self-filter takes them.
+        'wait': for TF; None: refused. ``poses`` (k, 4, 4) are the link pieces' at the stamp,
+        as the self-filter takes them.
         """
         try:
             header = read_cloud_header(data)
@@ -349,13 +362,14 @@ class ObservationSource(Source):
                                    header)
         if not isinstance(transform, numpy.ndarray):
             return transform
-        links = []
-        for piece in pieces:
-            pose = self._at_stamp(frames, piece.frame, header)
+        frame_poses = numpy.empty((len(pieces.frames), 4, 4))
+        for index, frame in enumerate(pieces.frames):
+            pose = self._at_stamp(frames, frame, header)
             if not isinstance(pose, numpy.ndarray):
                 return pose
-            links.append((self._shapes.prepared(piece.shape), pose @ piece.origin))
-        return data, header, transform, links
+            frame_poses[index] = pose
+        return data, header, transform, numpy.matmul(frame_poses[pieces.frame_index],
+                                                     pieces.origins)
 
     def _at_stamp(self, frames, frame, header):
         """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
@@ -383,77 +397,69 @@ class ObservationSource(Source):
         return parts
 
     def _place_nearest(self, frames, pieces, now_ns):
-        """Each link piece's nearest cloud point becomes (or moves) one point piece."""
+        """
+        Each link piece's nearest cloud point becomes (or moves) one point piece.
+
+        One compiled call for every piece (``NearestTracker.nearest``); Python's work here is
+        a constant number of array operations and one lookup per distinct frame.
+        """
         cloud = self.cloud
         if cloud is None or not len(cloud):
-            self._nearest, self._placed, self._poses, self._answers = {}, None, {}, {}
+            self._placed, self._answers = None, None
             if self._data.pieces:
                 self._data = NearestPoints()
             return
-        if cloud.geometry != _geometry_of(pieces):
+        if cloud.geometry != pieces.geometry:
             # Filtered against other link pieces (the robot arrived or changed meanwhile):
             # its own points may still be in it, so it is not searched; the points placed
             # before stay, STALE, until a cloud filtered against these pieces arrives.
             if self._mismatched is not cloud:
                 self._mismatched = cloud
                 self._count(refused=1)
-            self._answers = {}
+            self._answers = None
             self._refuse('its cloud was self-filtered against other link geometry (the robot '
                          'changed); waiting for the next cloud')
             return
-        lookups = frames.lookup_latest(sorted({piece.frame for piece in pieces}), now_ns)
-        nearest, answers = {}, {}
-        for piece in pieces:
-            lookup = lookups[piece.frame]
-            if lookup.status == TfStatus.OK:
-                # The pose as the layout composes it (Frames.pose_pieces), so that the pair
-                # tracker finds the very pose this answer was searched with.
-                pose = numpy.matmul(lookup.matrix[None], piece.origin[None])[0]
-                answer = self._nearest_point(pose, piece.shape, piece.key)
-                nearest[piece.key] = answer.index
-                answers[piece.key] = (piece.shape, pose, answer)
-            else:  # any kept point is harmless: the link's pairs are STALE meanwhile
-                nearest[piece.key] = cloud.kept_index(self._nearest.get(piece.key, 0))
-        self._poses = {key: value for key, value in self._poses.items() if key in nearest}
-        self._answers = answers
-        if self._placed is None or self._placed.cloud is not cloud or \
-                self._placed.nearest != nearest:
-            self._nearest, self._placed = nearest, _Placed(cloud, nearest)
-            self._data = self._points()
+        lookups = frames.lookup_latest(pieces.frames, now_ns)
+        # The poses as the layout composes them (Frames.pose_pieces), so that the pair
+        # tracker finds the very pose each answer was searched with.
+        frame_poses = numpy.tile(numpy.eye(4), (len(pieces.frames), 1, 1))
+        frame_ok = numpy.zeros(len(pieces.frames), dtype=bool)
+        for index, frame in enumerate(pieces.frames):
+            if lookups[frame].status == TfStatus.OK:
+                frame_poses[index], frame_ok[index] = lookups[frame].matrix, True
+        poses = numpy.matmul(frame_poses[pieces.frame_index], pieces.origins)
+        ok = frame_ok[pieces.frame_index]
+        tracker = cloud.tracker
+        # A piece without a pose takes its cloud point at the stamp (any kept point is
+        # harmless: the link's pairs are STALE meanwhile).
+        poses[~ok] = tracker.anchors[~ok]
+        placed = self._placed
+        hints = placed.nearest if placed is not None and placed.cloud is cloud else \
+            numpy.full(len(pieces.keys), -1, dtype=numpy.int64)
+        rows, nearest = tracker.nearest(poses, hints, _search_helper().submit)
+        self._answers = CloudAnswers(cloud, pieces.slots, pieces.shapes, poses, rows, nearest,
+                                     ok, self._shapes)
+        if placed is None or placed.cloud is not cloud or \
+                not numpy.array_equal(placed.nearest, nearest):
+            self._placed = _Placed(cloud, nearest)
+            self._data = self._points(pieces, nearest)
 
-    def _nearest_point(self, pose, shape, key):
-        """Return the ``NearestPoint`` of the cloud to one link piece at ``pose`` (exact)."""
-        cloud, placed = self.cloud, self._placed
-        search = self._poses.get(key)
-        if search is not None and search.cloud is cloud and search.shape is shape and \
-                numpy.array_equal(search.pose, pose):
-            return search.answer  # same cloud, shape and pose: the same answer
-        hint = None
-        last = None if placed is None else placed.nearest.get(key)
-        if last is not None and placed.cloud is cloud:
-            hint = last  # tracking: usually still the nearest
-        elif last is not None and last < len(placed.cloud.points):
-            # A new cloud of the same scene: its point nearest to the last answer.
-            hint = point_near(cloud, placed.cloud.points[last])
-        answer = nearest_point(cloud, self._shapes.prepared(shape), pose, hint)
-        self._poses[key] = _Search(cloud, shape, pose, answer)
-        return answer
-
-    def _points(self):
+    def _points(self, pieces, nearest):
         """Return the slot: one point piece per link piece, at its nearest cloud point."""
         fixed = self._config.fixed_frame
-        keys = sorted(self._nearest, key=repr)
-        pieces = self._data.pieces
-        if [entry.key.item for entry in pieces] != keys:
+        slot = self._data.pieces
+        keys = pieces.sorted_keys
+        if [entry.key.item for entry in slot] != keys:
             load_models()  # one whole import, whatever thread (model_imports.py)
             from gjk_ros.models.pieces import CollisionPiece
             point = CollisionPiece(self.name, fixed, numpy.eye(4), _point_shape(),
                                    'nearest point of %s' % self.name)
-            pieces = tuple(SourcePiece(OBSTACLE, self.name, PieceKey(self.name, key), point)
-                           for key in keys)
+            slot = tuple(SourcePiece(OBSTACLE, self.name, PieceKey(self.name, key), point)
+                         for key in keys)
         origins = numpy.tile(numpy.eye(4), (len(keys), 1, 1))
-        origins[:, :3, 3] = self.cloud.points[[self._nearest[key] for key in keys]]
-        return NearestPoints(pieces, (fixed,) * len(keys), origins)
+        origins[:, :3, 3] = self.cloud.points[nearest[pieces.order]]
+        return NearestPoints(slot, (fixed,) * len(keys), origins)
 
     # -- freshness -----------------------------------------------------------------------------
 
@@ -483,14 +489,65 @@ class ObservationSource(Source):
 
 
 _Part = collections.namedtuple('_Part', 'key frame origin shape')
-# The last search of a piece, and the nearest points placed.
-_Search = collections.namedtuple('_Search', 'cloud shape pose answer')
+# The nearest points placed: the cloud and each link piece's point index.
 _Placed = collections.namedtuple('_Placed', 'cloud nearest')
 
 
-def _geometry_of(pieces):
-    """Return what identifies the link pieces a cloud is self-filtered against."""
-    return tuple((piece.key, id(piece.shape)) for piece in pieces)
+class _Pieces:
+    """
+    The link pieces of one arrangement, as arrays: made once while the pieces stay.
+
+    ``geometry`` identifies them (a cloud is self-filtered against one arrangement);
+    ``frames`` are the distinct frames, ``frame_index`` and ``origins`` place each piece as
+    ``Frames.pose_pieces`` does; ``slots`` maps a ``LinkPart`` to its row; ``sorted_keys``
+    and ``order`` are the slot's order of the point pieces.
+    """
+
+    def __init__(self, parts):
+        self.parts = tuple(parts)
+        self.geometry = tuple((part.key, id(part.shape)) for part in self.parts)
+        self.keys = [part.key for part in self.parts]
+        self.shapes = tuple(part.shape for part in self.parts)
+        self.frames = sorted({part.frame for part in self.parts})
+        where = {frame: index for index, frame in enumerate(self.frames)}
+        self.frame_index = numpy.array([where[part.frame] for part in self.parts],
+                                       dtype=numpy.int64)
+        self.origins = numpy.array([part.origin for part in self.parts],
+                                   dtype=numpy.float64).reshape(-1, 4, 4)
+        self.slots = {key: index for index, key in enumerate(self.keys)}
+        self.order = numpy.array(sorted(range(len(self.keys)), key=lambda k: repr(self.keys[k])),
+                                 dtype=numpy.int64)
+        self.sorted_keys = [self.keys[k] for k in self.order]
+        self._packed = None
+
+    def again(self, parts):
+        """Return self when ``parts`` are the same pieces at the same places, else new ones."""
+        if len(parts) == len(self.parts) and all(
+                new.key == old.key and new.shape is old.shape and new.frame == old.frame and
+                numpy.array_equal(new.origin, old.origin)
+                for new, old in zip(parts, self.parts)):
+            return self
+        return _Pieces(parts)
+
+    def packed(self, prepared):
+        """Return the shapes prepared for point distances, in flat arrays; made once."""
+        if self._packed is None:
+            self._packed = PackedShapes([prepared.prepared(shape) for shape in self.shapes])
+        return self._packed
+
+
+_HELPER = []
+
+
+def _search_helper():
+    """
+    Return the one thread that searches half of a cloud's pieces beside the cycle's thread.
+
+    Shared by every source: the cycle collects them one after the other.
+    """
+    if not _HELPER:
+        _HELPER.append(ThreadPoolExecutor(1, thread_name_prefix='gjk_cloud_search'))
+    return _HELPER[0]
 
 
 def _load_kernels():
@@ -502,10 +559,12 @@ def _load_kernels():
     for columns in ((record['x'], record['y'], record['z']), (numpy.zeros(8),) * 3):
         points, bounds = gatherer.gather(*columns, numpy.eye(4), (0.0, numpy.inf),
                                          (-numpy.inf, numpy.inf))
-        grid = PointGrid(points, bounds=bounds)
-        grid.remove_near([(box, numpy.eye(4))], 0.01)
-        grid.nearest(box, numpy.eye(4), hint=0)
-        grid.kept()
+        tracker = NearestTracker(PointGrid(points, bounds=bounds, sort=False),
+                                 PackedShapes([box]))
+        tracker.filter_and_anchor(numpy.eye(4)[None], 0.01)
+        tracker.nearest(numpy.eye(4)[None], numpy.zeros(1, dtype=numpy.int64))
+        tracker.grid.nearest(box, numpy.eye(4), hint=0)
+        tracker.grid.kept()
 
 
 class CloudLimits:
@@ -519,9 +578,40 @@ class CloudLimits:
         self.padding = config.self_filter_padding
 
 
-def process_cloud(decode, data, header, transform, links, limits, gatherer):
+def process_cloud(decode, data, header, transform, links, limits, gatherer, packed=None,
+                  poses=None, near=None):
     """
-    Decode, limit, place, downsample and self-filter one cloud (background thread).
+    Decode, limit, place, downsample, self-filter and anchor one cloud (background thread).
+
+    Two compiled calls, which release the GIL: the pass over the message's points
+    (``CloudGatherer.gather``), then sorting, self-filter and the tracker's candidates of
+    every piece (``NearestTracker.filter_and_anchor``); Python's work between them does not
+    depend on the number of points or pieces.
+
+    Parameters
+    ----------
+    decode : callable
+        ``decode_pointcloud2`` or ``decode_laserscan``.
+    data : bytes
+        The serialized message.
+    header : CloudHeader
+        Its header (read before: the transforms are looked up at its stamp).
+    transform : (4, 4) float
+        fixed_frame <- the message's frame, at its stamp.
+    links : list of (PointDistanceShape, (4, 4) float), or None
+        The link pieces and their poses at the stamp; None with ``packed`` and ``poses``
+        (the same, as arrays: what a source passes).
+    limits : CloudLimits
+        The source's limits.
+    gatherer : CloudGatherer
+        The source's (one cloud at a time).
+    packed : PackedShapes, optional
+        The link pieces' shapes.
+    poses : (k, 4, 4) float, optional
+        Their poses at the stamp.
+    near : (k, 3) float, optional
+        Each piece's nearest point in the last cloud (NaN: none): a first bound for its
+        search in this one.
 
     Returns
     -------
@@ -529,8 +619,10 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer):
         The cloud and the seconds it took.
 
     """
-    for shape, _ in links:
-        shape.field(limits.padding)  # once per shape and padding: not the cloud's time
+    if packed is None:
+        packed = PackedShapes([shape for shape, _ in links])
+        poses = numpy.array([pose for _, pose in links]).reshape(-1, 4, 4)
+    packed.fields(limits.padding)  # once per shapes and padding: not the cloud's time
     started = time.perf_counter()
     _, columns, count = decode(data)
     if count > limits.max_points:
@@ -538,9 +630,10 @@ def process_cloud(decode, data, header, transform, links, limits, gatherer):
                          % (count, limits.max_points))
     points, bounds = gatherer.gather(*columns, transform, limits.ranges, limits.heights,
                                      limits.voxel)
-    grid = PointGrid(points, bounds=bounds)
-    removed = grid.remove_near(links, limits.padding)
-    return Cloud(grid, header.stamp_ns, removed, count), time.perf_counter() - started
+    tracker = NearestTracker(PointGrid(points, bounds=bounds, sort=False), packed,
+                             TRACKING_MARGIN, TRACKING_CAPACITY)
+    removed = tracker.filter_and_anchor(poses, limits.padding, near)
+    return Cloud(tracker, header.stamp_ns, removed, count), time.perf_counter() - started
 
 
 def filtered_cloud_message(cloud, frame_id):
