@@ -328,7 +328,7 @@ class CheckArrays:
         pair_set = engine.pair_set
         m = pair_set.num_pairs
         self.order = np.arange(m, dtype=np.int64) if order is None else \
-            np.ascontiguousarray(order, dtype=np.int64)
+            np.array(order, dtype=np.int64)  # its own: the checks reorder it
         self.rates = np.zeros(m)
         self.stats = np.zeros(STATS, np.int64)
         self.q = np.zeros(dof)
