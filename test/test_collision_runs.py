@@ -60,7 +60,7 @@ def _hits(robot, checks, qs, margin):
 
 
 def _runs(order, owner):
-    """The run ends of ``order`` by brute force (one past each position's run of one owner)."""
+    """Return the run ends of ``order`` by brute force (one past each run of one owner)."""
     ends = np.empty(len(order), np.int64)
     for i in range(len(order)):
         j = i + 1
