@@ -176,7 +176,7 @@ def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, c
             if verdict[g] == _UNKNOWN:
                 verdict[g] = _body_verdict(scene, poses, broad, g, margin, half_width, stats)
             if verdict[g] == _APART:
-                r = run_end[r]  # the rest of this body pair's run is apart too
+                r = run_end[r]  # the rest of this cull group's run is apart too
                 continue
         threshold = margin + padding[k]
         if half_width > 0.0:  # rates may be inf (an unbounded motion): never 0 * inf
