@@ -347,7 +347,7 @@ def _kitchen_lines(kitchen):
             '%.1f / %.1f | |' % (kitchen['hull_work']['tested'], kitchen['hull_work']['culled'],
                                  kitchen['exact_work']['tested'],
                                  kitchen['exact_work']['culled']),
-            '| per check: support calls / body pairs culled whole | %.1f / %.1f | '
+            '| per check: support calls / cull groups skipped whole | %.1f / %.1f | '
             '%.1f / %.1f | |' % (kitchen['hull_work']['supports'],
                                  kitchen['hull_work']['bodies_culled'],
                                  kitchen['exact_work']['supports'],

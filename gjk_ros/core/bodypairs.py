@@ -141,6 +141,10 @@ class BodyPairs:
     broad_phase : bool
         Cull a body pair's piece pairs together when the bodies' bounding spheres are beyond
         ``max_distance`` (the PairSet's groups: same answers, less work). False: pair by pair.
+    broad_groups : sequence of sequences of int, optional
+        Per body pair, the sizes of the consecutive runs of its piece pairs culled together
+        (summing to its piece pair count): finer bounds than the whole body's for a large
+        mesh, the answers unchanged. Default one run per body pair.
     threads : int
         1, or 2 to share a large update with a worker thread (``PairSet``; same answers).
     reuse_unchanged : bool
@@ -156,7 +160,7 @@ class BodyPairs:
 
     def __init__(self, pieces, groups, pad_first, pad_second, *, piece_keys=None,
                  unsigned=None, hill_climb=True, tracking=True, broad_phase=True,
-                 threads=1, reuse_unchanged=False):
+                 threads=1, reuse_unchanged=False, broad_groups=None):
         """Lay out the piece pairs group by group and allocate every answer array once."""
         self.pieces = tuple(pieces)
         groups = [list(map(tuple, group)) for group in groups]
@@ -181,7 +185,8 @@ class BodyPairs:
         self._keys = [(keys[a], keys[b]) for a, b in piece_pairs]
         self.pair_set = PairSet(self.pieces or _placeholder(), self.piece_pairs,
                                 hill_climb=hill_climb, tracking=tracking,
-                                groups=starts if broad_phase else None,
+                                groups=_cull_starts(starts, broad_groups) if broad_phase
+                                else None,
                                 threads=threads, reuse_unchanged=reuse_unchanged)
         self.rows, self.status, self.totals, self.best = self.answer_arrays(1)
         self._buffers = None
@@ -249,6 +254,22 @@ class BodyPairs:
             self._buffers = (np.empty((size, m, VALUE_COLUMNS)), np.empty((size, m), np.int8),
                              np.empty((size, m, 4), np.int64))
         return tuple(array[:count] for array in self._buffers)
+
+
+def _cull_starts(starts, broad_groups):
+    """Return the PairSet's group starts: ``starts`` cut by each body pair's ``broad_groups``."""
+    if broad_groups is None:
+        return starts
+    runs = [list(map(int, sizes)) for sizes in broad_groups]
+    if len(runs) != starts.shape[0] - 1:
+        raise ValueError(f'broad_groups: expected {starts.shape[0] - 1} body pairs, '
+                         f'got {len(runs)}')
+    for k, sizes in enumerate(runs):
+        if any(size < 0 for size in sizes) or sum(sizes) != starts[k + 1] - starts[k]:
+            raise ValueError(f'broad_groups: body pair {k} needs sizes summing to '
+                             f'{starts[k + 1] - starts[k]}')
+    cuts = np.cumsum([0] + [size for sizes in runs for size in sizes if size > 0])
+    return cuts.astype(np.int64)
 
 
 def _placeholder():

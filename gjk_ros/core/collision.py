@@ -57,7 +57,8 @@ from .query import _relative_pose, _save_simplex, workspace
 from .scene import B_BOUND, B_SWEEP, scene_body, scene_geometry
 from .tolerances import SCALE_FLOOR
 
-__all__ = ['check_arrays', 'CheckArrays', 'configurations_hit', 'segment_hit', 'STATS']
+__all__ = ['check_arrays', 'CheckArrays', 'configurations_hit', 'order_runs', 'segment_hit',
+           'STATS']
 
 # Work counters of the checks (machine-independent): separation tests run, piece pairs culled
 # by their bounding spheres, GJK iterations, support calls, body pairs culled by theirs (their
@@ -135,7 +136,9 @@ def _pose_pieces(q, chain, placement, work):
 @njit(inline=True)
 def _body_verdict(scene, poses, broad, g, margin, half_width, stats):
     """_APART when body pair ``g``'s spheres are beyond all its piece pairs' margins, or _NEAR."""
-    _, group_sets, set_start, members, spheres, set_done, _, group_padding, group_rate = broad
+    group_sets, set_start, members, spheres, set_done = broad[1], broad[2], broad[3], broad[4], \
+        broad[5]
+    group_padding, group_rate = broad[7], broad[8]
     threshold = margin + group_padding[g]  # the largest of its pairs' (rounding is monotone)
     if half_width > 0.0:
         threshold += half_width * group_rate[g]
@@ -159,20 +162,21 @@ def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, c
     Pair ``k``'s margin is ``margin + padding[k] + half_width * rates[k]``; ``broad`` (see
     :class:`CheckArrays`) skips the piece pairs of body pairs that are apart as a whole.
     """
-    owner, set_done, verdict = broad[0], broad[5], broad[6]
+    owner, verdict, run_end = broad[0], broad[6], broad[9]
     grouped = owner.shape[0] > 0
     if grouped:
         for g in range(verdict.shape[0]):
             verdict[g] = _UNKNOWN
-        for s in range(set_done.shape[0]):
-            set_done[s] = False
-    for r in range(order.shape[0]):
+        _forget_moving_sets(broad)
+    r = 0
+    while r < order.shape[0]:
         k = order[r]
         if grouped:
             g = owner[k]
             if verdict[g] == _UNKNOWN:
                 verdict[g] = _body_verdict(scene, poses, broad, g, margin, half_width, stats)
             if verdict[g] == _APART:
+                r = run_end[r]  # the rest of this cull group's run is apart too
                 continue
         threshold = margin + padding[k]
         if half_width > 0.0:  # rates may be inf (an unbounded motion): never 0 * inf
@@ -182,8 +186,44 @@ def _first_hit(scene, pairs, poses, margin, padding, order, half_width, rates, c
             for s in range(r, 0, -1):
                 order[s] = order[s - 1]
             order[0] = k
+            if grouped:
+                order_runs(order, owner, run_end, r)
             return k
+        r += 1
     return -1
+
+
+@njit(inline=True)
+def _forget_moving_sets(broad):
+    """
+    Mark the bounds of the piece sets to recompute for a new configuration.
+
+    A set of pieces that do not move with the configuration (``static``: an obstacle's) keeps
+    its bounds until its poses change, which bumps ``poses_version`` (the caller's counter).
+    """
+    set_done, static, version, seen = broad[5], broad[10], broad[11], broad[12]
+    fresh = version[0] == seen[0]
+    seen[0] = version[0]
+    for s in range(set_done.shape[0]):
+        if not (fresh and static[s]):
+            set_done[s] = False
+
+
+@njit
+def order_runs(order, owner, run_end, last):
+    """
+    Set ``run_end[i]`` for ``i <= last``: one past the end of the run of ``order[i]``'s group.
+
+    A run is a stretch of consecutive positions of ``order`` whose piece pairs have the same
+    ``owner`` (cull group): a group found apart skips its run at once. Positions after ``last``
+    must already hold their runs (they are filled backwards).
+    """
+    n = order.shape[0]
+    for i in range(min(last, n - 1), -1, -1):
+        if i + 1 < n and owner[order[i]] == owner[order[i + 1]]:
+            run_end[i] = run_end[i + 1]
+        else:
+            run_end[i] = i + 1
 
 
 @njit
@@ -275,16 +315,20 @@ class CheckArrays:
     ``order`` holds the piece pairs to test (a selection, in test order, reordered by the
     checks); the tracked cache is the engine's PairSet's, shared with its distance queries.
     ``broad`` is ``(owner, group_sets, set_start, members, spheres, set_done, verdict,
-    group_padding, group_rate)``: the body pair of each piece pair and the PairSet's groups
-    (empty when it has none: no broad phase), with the work arrays of the checks' cull.
+    group_padding, group_rate, run_end, static, poses_version, seen_version)``: the cull group
+    of each piece pair and the PairSet's groups (empty when it has none: no broad phase), with
+    the work arrays of the checks' cull. ``run_end`` (len(order),) ends each position's run of
+    one group in ``order``; ``static`` marks the piece sets whose bounds outlive a
+    configuration (no piece of them is ``moving``); they are recomputed whenever the caller
+    bumps ``poses_version`` (1,) (the poses of unmoving pieces changed).
     """
 
-    def __init__(self, engine, dof, order=None):
+    def __init__(self, engine, dof, order=None, moving=None, poses_version=None):
         """Bind the engine's scene, pairs, padding and cache; allocate the work arrays."""
         pair_set = engine.pair_set
         m = pair_set.num_pairs
         self.order = np.arange(m, dtype=np.int64) if order is None else \
-            np.ascontiguousarray(order, dtype=np.int64)
+            np.array(order, dtype=np.int64)  # its own: the checks reorder it
         self.rates = np.zeros(m)
         self.stats = np.zeros(STATS, np.int64)
         self.q = np.zeros(dof)
@@ -294,7 +338,8 @@ class CheckArrays:
         padding = np.ascontiguousarray(engine.pair_padding, dtype=np.float64)
         self._pairs = (pair_set._scene, pair_set._pairs, padding, self.order, self.rates,
                        pair_set._cache[:4], workspace(), pair_set.hill_climb,
-                       _broad_arrays(pair_set.groups, padding))
+                       _broad_arrays(pair_set.groups, padding, self.order, moving,
+                                     poses_version))
 
     def pair_arguments(self):
         """Return ``(scene, pairs, padding, order, rates, cache, ws, hill_climb, broad)``."""
@@ -311,7 +356,7 @@ class CheckArrays:
         return self.hits[:count]
 
 
-def _broad_arrays(groups, padding):
+def _broad_arrays(groups, padding, order, moving, poses_version):
     """Return the ``broad`` tuple of :class:`CheckArrays` from a PairSet's ``groups``."""
     group_start, group_sets, set_start, members = groups
     count = max(group_start.shape[0] - 1, 0)
@@ -321,10 +366,25 @@ def _broad_arrays(groups, padding):
     if count:
         np.maximum.at(group_padding, owner, padding)
     sets = set_start.shape[0] - 1
+    run_end = np.zeros(order.shape[0], np.int64)
+    if count and order.shape[0]:
+        order_runs(order, owner, run_end, order.shape[0] - 1)
+    static = np.zeros(sets, np.bool_)
+    if moving is not None:
+        still = ~np.asarray(moving, bool)
+        static = np.array([still[members[set_start[s]:set_start[s + 1]]].all()
+                           for s in range(sets)], np.bool_).reshape(sets)
+    version = np.zeros(1, np.int64) if poses_version is None else poses_version
     return (owner, group_sets, set_start, members, np.zeros((sets, SET_BOUNDS)),
-            np.zeros(sets, np.bool_), np.zeros(count, np.int8), group_padding, np.zeros(count))
+            np.zeros(sets, np.bool_), np.zeros(count, np.int8), group_padding, np.zeros(count),
+            run_end, static, version, version - 1)
 
 
-def check_arrays(engine, dof, order=None):
-    """Return the :class:`CheckArrays` of ``engine`` for a chain of ``dof`` variables."""
-    return CheckArrays(engine, dof, order)
+def check_arrays(engine, dof, order=None, moving=None, poses_version=None):
+    """
+    Return the :class:`CheckArrays` of ``engine`` for a chain of ``dof`` variables.
+
+    ``moving`` (P,) marks the pieces the checks place at each configuration (default all);
+    the caller bumps ``poses_version`` (1,) int64 whenever it moves the others.
+    """
+    return CheckArrays(engine, dof, order, moving, poses_version)

@@ -126,8 +126,9 @@ class PlanningGroup:
         """
         Return the work of the checks so far.
 
-        Piece pairs tested, piece pairs culled, GJK iterations, support calls, and body pairs
-        culled whole by the broad phase (machine-independent counts).
+        Piece pairs tested, piece pairs culled, GJK iterations, support calls, and cull groups
+        (body pairs, or clusters of a large obstacle's pieces) culled whole by the broad phase
+        (machine-independent counts).
         """
         return self._checks.stats.copy()
 

@@ -223,6 +223,7 @@ class RobotDistances:
             self._obstacle_poses = poses
             self._check_placement[4][...] = poses  # in place: the checks hold the array
             self._place_obstacles()
+            self._poses_version[0] += 1  # the checks' kept bounds of obstacle pieces are stale
 
     def reset(self):
         """Forget every tracked state: the next call starts cold."""
@@ -533,10 +534,15 @@ class RobotDistances:
         index = {}
         for body, owner in enumerate(owners):
             index.setdefault(owner, []).append(body)
-        groups = []
+        centres = np.array([origin[:3, :3] @ shape.bounding_center + origin[:3, 3]
+                            for origin, shape in zip(self._body_origins, shapes)]).reshape(-1, 3)
+        groups, runs = [], []
         for first, second, is_self in body_pairs:
             seconds = index[('link', second)] if is_self else index[('obstacle', second)]
-            groups.append([(a, b) for a in index[('link', first)] for b in seconds])
+            firsts = index[('link', first)]
+            clusters = [seconds] if is_self else _clusters(seconds, centres)
+            groups.append([(a, b) for cluster in clusters for a in firsts for b in cluster])
+            runs.append([len(firsts) * len(cluster) for cluster in clusters])
         self._pairs = tuple((a, b) for a, b, _ in body_pairs)
         self._is_self = np.array([s for _, _, s in body_pairs], dtype=bool)
         own = [self.padding + self.link_padding.get(a, 0.0) for a, _, _ in body_pairs]
@@ -545,7 +551,7 @@ class RobotDistances:
                  for _, b, is_self in body_pairs]
         self._engine = BodyPairs(shapes, groups, own, other, unsigned=unsigned,
                                  hill_climb=hill_climb, tracking=tracking,
-                                 broad_phase=broad_phase)
+                                 broad_phase=broad_phase, broad_groups=runs)
         self._pair_links = np.array(
             [(self.kinematics.link_index(a), self.kinematics.link_index(b) if s else -1)
              for a, b, s in body_pairs], np.int64).reshape(-1, 2)
@@ -567,6 +573,7 @@ class RobotDistances:
                                  np.ascontiguousarray(self._base), self._obstacle_poses)
         self._work = (np.empty((len(self.kinematics.links), 4, 4)), np.empty((count, 4, 4)),
                       np.empty((2, 4, 4)))
+        self._poses_version = np.zeros(1, np.int64)
         self._place_obstacles()
         radii = np.zeros(len(self.kinematics.links))
         for p in range(links):
@@ -581,7 +588,11 @@ class RobotDistances:
 
     def checks(self, order=None):
         """Return new work arrays of the compiled checks over ``order`` (piece pairs)."""
-        return check_arrays(self._engine, self.kinematics.dof, order)
+        # Only the links' pieces move with q: the checks keep the obstacles' bounds until
+        # set_obstacle_poses bumps the version.
+        links = len(self._piece_link)
+        moving = np.arange(len(self.pieces)) < links
+        return check_arrays(self._engine, self.kinematics.dof, order, moving, self._poses_version)
 
     def kernel_arguments(self):
         """Return ``(chain, placement, work)`` of the compiled checks (hold :attr:`lock`)."""
@@ -634,6 +645,9 @@ class RobotDistances:
 EXACT_MESH_WARNINGS = re.compile(r'is not watertight|convex pieces to be exact')
 # Configurations per compiled call in trajectory() (see core.bodypairs.CHUNK).
 CHUNK = 64
+# Most pieces of an obstacle culled together by the checks (_clusters): small enough that one
+# cluster's bounds hug a corner of a large mesh, large enough that the bounds stay few.
+CLUSTER_PIECES = 8
 
 
 def _pose(pose, name: str) -> np.ndarray:
@@ -647,3 +661,21 @@ def _poses(poses, shape, name: str) -> np.ndarray:
     if array.shape != shape or not np.isfinite(array).all():
         raise ValueError(f'{name}: expected finite {shape}, got shape {array.shape}')
     return array
+
+
+def _clusters(bodies, centres):
+    """
+    Split an obstacle's pieces into clusters of at most ``CLUSTER_PIECES`` near pieces.
+
+    Halves at the median of the centres along their widest axis (in the obstacle's frame, so
+    the clusters hold for any obstacle pose). The checks cull each cluster by its own bounds:
+    a link near one end of a large mesh skips the pieces at the other end together.
+    """
+    bodies = list(bodies)
+    if len(bodies) <= CLUSTER_PIECES:
+        return [bodies]
+    points = centres[bodies]
+    axis = int(np.argmax(np.ptp(points, axis=0)))
+    ranked = [bodies[i] for i in np.argsort(points[:, axis], kind='stable')]
+    half = len(bodies) // 2
+    return _clusters(ranked[:half], centres) + _clusters(ranked[half:], centres)
