@@ -192,13 +192,16 @@ def record_rates(motion, row, at_rest, pairs, spans, statuses, measured, words, 
     spans : (r, 2) int64
         Each record's slice of ``pairs``; the first pair's pieces carry its witnesses.
     statuses : (r,) uint8
-        Each record's status; ``measured`` (256,) bool the statuses whose values are a
-        measurement (the others are left as they are).
+        Each record's status.
+    measured : (256,) bool
+        The statuses whose values are a measurement (the other records are left as they are).
     words : (r, k) float64
-        The records as float64 words; ``columns`` (7,) int64 their words of the link witness
-        (3), obstacle witness (3), unit normal (3), distance, error bound, and the two outputs:
-        closing speed (``-rate``) and time to contact (of ``distance - error_bound``: contact
-        comes no later than the lower end's).
+        The records as float64 words, read and written in place.
+    columns : (7,) int64
+        The words of the first of the link witness (3), obstacle witness (3) and unit normal
+        (3), of the distance and error bound, and of the outputs: closing speed (``-rate``) and
+        time to contact (of ``distance - error_bound``: contact comes no later than the lower
+        end's).
     robot : (r,) or (0,) float64
         Filled when not empty: each measured record's ``-n . (0 - v_link)``, the link's speed
         towards the obstacle; each other record's largest bound on its link pieces' point
