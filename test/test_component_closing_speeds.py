@@ -310,9 +310,10 @@ def _reference_velocity(samples, piece, point):
     frame = row[piece]
     if frame < 0:
         return numpy.zeros(3) if at_rest[piece] else numpy.full(3, math.nan)
-    linear = delta[frame] / seconds[frame]
-    spin = axis[frame] * (angle[frame] / seconds[frame])
-    return linear + numpy.cross(spin, point - (start[frame, :3, 3] + 1.0 * delta[frame]))
+    # Per unit fraction of the frame's interval, at its end (the current pose).
+    origin = start[frame, :3, 3] + 1.0 * delta[frame]
+    return (delta[frame] + numpy.cross(axis[frame] * angle[frame], point - origin)) / \
+        seconds[frame]
 
 
 def _reference_rate(normal, velocity_a, velocity_b):

@@ -137,8 +137,9 @@ def _velocity(motion, row, at_rest, piece, x, y, z):
     """Return the velocity of the point ``(x, y, z)`` riding ``piece``; NaN where unknown."""
     start, delta, axis, angle, seconds = motion
     f = row[piece]
-    if f >= 0:  # at the end of its frame's interval: the current pose
-        return point_velocity(start, delta, axis, angle, f, 1.0, seconds[f], x, y, z)
+    if f >= 0:  # at the end of its frame's interval (the current pose), per unit of it
+        vx, vy, vz = point_velocity(start, delta, axis, angle, f, 1.0, 1.0, x, y, z)
+        return vx / seconds[f], vy / seconds[f], vz / seconds[f]
     if at_rest[piece]:
         return 0.0, 0.0, 0.0
     return math.nan, math.nan, math.nan
