@@ -18,17 +18,20 @@ The records' closing speeds (compute/closing_speeds.py) through a real PairTrack
 Bodies move with constant twists (what tf2's interpolation between two samples is); the
 node's closing speed must be minus the central difference of exact signed distances along the
 same motion, within 1e-6 m/s. Polytopes apart: their witnesses are exact (on a curved body
-GJK's witnesses, hence the normal, are only within its tolerance).
+GJK's witnesses, hence the normal, are only within its tolerance). Over random timelines
+(hypothesis) the compiled kernel's fields are those of a per-record reference written from the
+definitions, bit for bit.
 """
 
 import math
 
 from gjk_ros.core import ConvexPolytope, signed_distance
 from gjk_ros.ros.compute.bodies import TrackedPiece
-from gjk_ros.ros.compute.closing_speeds import ClosingSpeeds
+from gjk_ros.ros.compute.closing_speeds import ClosingSpeeds, PieceVelocities
 from gjk_ros.ros.compute.pairs import build_layout, InputState, PairTracker
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
 from gjk_ros.ros.records import PairStatus
+from hypothesis import given, settings, strategies
 import numpy
 import pytest
 
@@ -285,3 +288,104 @@ def test_a_cloud_records_closing_speed_is_the_rate_of_its_exact_distance():
                                   atol=1e-6)
     # The cloud is at rest: v_r is the whole closing speed.
     numpy.testing.assert_allclose(closing.robot_speeds, records['closing_speed'], atol=1e-12)
+
+
+# A piece's transform this cycle: a new sample, the same one, static, unknown, or one from
+# before its last sample (ROS time jumped back).
+_EVENTS = ('new', 'same', 'static', 'unknown', 'back')
+_TIMELINE = strategies.lists(
+    strategies.tuples(strategies.lists(strategies.sampled_from(_EVENTS), min_size=4,
+                                       max_size=4),
+                      strategies.lists(strategies.sampled_from([InputState.OK,
+                                                                InputState.STALE]),
+                                       min_size=4, max_size=4),
+                      strategies.sampled_from([math.inf, 0.3, 0.01]),
+                      strategies.booleans()),
+    min_size=1, max_size=6)
+
+
+def _reference_velocity(samples, piece, point):
+    """Return a world point's velocity on ``piece``: ``v + w x (p - o)``, the frame's twist."""
+    (start, delta, axis, angle, seconds), row, at_rest = samples
+    frame = row[piece]
+    if frame < 0:
+        return numpy.zeros(3) if at_rest[piece] else numpy.full(3, math.nan)
+    # Per unit fraction of the frame's interval, at its end (the current pose).
+    origin = start[frame, :3, 3] + 1.0 * delta[frame]
+    return (delta[frame] + numpy.cross(axis[frame] * angle[frame], point - origin)) / \
+        seconds[frame]
+
+
+def _reference_rate(normal, velocity_a, velocity_b):
+    return sum(n * (b - a) for n, a, b in zip(normal, velocity_a, velocity_b))
+
+
+def _reference_time_to_contact(distance, rate):
+    if not math.isfinite(rate) or math.isnan(distance) or distance == -math.inf:
+        return math.nan
+    if distance <= 0.0:
+        return 0.0
+    return math.inf if rate >= 0.0 else distance / -rate
+
+
+def _reference_fields(tracker, shapes, poses, samples, records):
+    """Each record's closing speed, time to contact and v_r, one record at a time."""
+    layout = tracker.layout
+    (_, _, _, angle, seconds), row, _ = samples
+    expected = numpy.full((len(records), 3), math.nan)
+    for index, (spec, record) in enumerate(zip(layout.records, records)):
+        link_pieces = layout.pairs[spec.start:spec.stop, 0]
+        bounds = []
+        for piece in link_pieces:
+            centre = poses[piece, :3, :3] @ shapes[piece].bounding_center + poses[piece, :3, 3]
+            turn = angle[row[piece]] / seconds[row[piece]] if row[piece] >= 0 else 0.0
+            bounds.append(math.sqrt(sum(_reference_velocity(samples, piece, centre) ** 2)) +
+                          turn * shapes[piece].bounding_radius)
+        expected[index, 2] = math.nan if not bounds or any(map(math.isnan, bounds)) else \
+            max(bounds)
+        measured = record['status'] in (PairStatus.VALID, PairStatus.APPROXIMATE)
+        if spec.stop <= spec.start or not measured:
+            expected[index, :2] = record['closing_speed'], record['time_to_contact']
+            continue
+        link_piece, obstacle_piece = layout.pairs[spec.start]
+        normal = [record['normal_' + axis] for axis in 'xyz']
+        velocity_a = _reference_velocity(
+            samples, link_piece, numpy.array([record['link_' + axis] for axis in 'xyz']))
+        velocity_b = _reference_velocity(
+            samples, obstacle_piece, numpy.array([record['obstacle_' + axis] for axis in 'xyz']))
+        rate = _reference_rate(normal, velocity_a, velocity_b)
+        expected[index] = (-rate + 0.0, _reference_time_to_contact(
+            record['distance'] - record['error_bound'], rate),
+            -_reference_rate(normal, velocity_a, numpy.zeros(3)) + 0.0)
+    return expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(timeline=_TIMELINE, seed=strategies.integers(0, 2 ** 16))
+def test_the_kernel_matches_a_per_record_reference_over_random_timelines(timeline, seed):
+    rng = numpy.random.default_rng(seed)
+    bodies, offsets = _apart(rng), _offsets(rng)
+    tracker, closing, history = _tracker(), ClosingSpeeds(), PieceVelocities()
+    order = tracker.layout.piece_uids
+    shapes = [SHAPES[uid] for uid in order]
+    last = numpy.zeros(4, dtype=numpy.int64)
+    for cycle, (events, inputs, max_distance, robot_speeds) in enumerate(timeline):
+        seconds = 0.2 + 0.01 * cycle
+        times = numpy.array([{'new': int(seconds * SECOND), 'same': last[piece],
+                              'static': TIMELESS, 'unknown': UNKNOWN,
+                              'back': last[piece] - SECOND}[event]
+                             for piece, event in enumerate(events)], dtype=numpy.int64)
+        last = numpy.where(times > 0, times, last)
+        poses = _poses(bodies, seconds, offsets)[order]
+        inputs = numpy.asarray(inputs)[order]
+        records = tracker.compute(poses, inputs, max_distance)
+        closing.update(tracker, shapes, poses, offsets[order], inputs, times[order], records,
+                       robot_speeds=robot_speeds)
+        samples = history.update(order, poses, offsets[order], inputs, times[order])
+        expected = _reference_fields(tracker, shapes, poses, samples, records)
+        numpy.testing.assert_array_equal(records['closing_speed'], expected[:, 0])
+        numpy.testing.assert_array_equal(records['time_to_contact'], expected[:, 1])
+        if robot_speeds:
+            numpy.testing.assert_array_equal(closing.robot_speeds, expected[:, 2])
+        else:
+            assert closing.robot_speeds is None

@@ -46,7 +46,7 @@ import numpy as np
 from ._jit import njit
 from .distance import check_poses
 
-__all__ = ['FrameMotion', 'frame_at', 'sphere_motion_into']
+__all__ = ['FrameMotion', 'frame_at', 'point_velocity', 'sphere_motion_into']
 
 
 @njit(inline=True)
@@ -74,6 +74,32 @@ def frame_at(start, delta, axis, angle, f, s, out):
     for i in range(3):
         out[i, 3] = start[f, i, 3] + s * delta[f, i]
     out[3, 3] = 1.0
+
+
+@njit(inline=True)
+def point_velocity(start, delta, axis, angle, f, fraction, duration, x, y, z):
+    """
+    Return the velocity ``(vx, vy, vz)`` of the world point ``(x, y, z)`` fixed in frame ``f``.
+
+    The arrays are a :class:`FrameMotion`'s; the point is where it is at ``fraction`` of the
+    interval of ``duration`` seconds: ``v + w x (p - o(fraction))``, with ``v = delta /
+    duration`` and ``w = axis angle / duration`` constant over the interval (module docstring).
+    """
+    lx, ly, lz = delta[f, 0] / duration, delta[f, 1] / duration, delta[f, 2] / duration
+    turn = angle[f] / duration
+    wx, wy, wz = axis[f, 0] * turn, axis[f, 1] * turn, axis[f, 2] * turn
+    dx = x - (start[f, 0, 3] + fraction * delta[f, 0])
+    dy = y - (start[f, 1, 3] + fraction * delta[f, 1])
+    dz = z - (start[f, 2, 3] + fraction * delta[f, 2])
+    return lx + (wy * dz - wz * dy), ly + (wz * dx - wx * dz), lz + (wx * dy - wy * dx)
+
+
+@njit
+def _point_velocities_into(start, delta, axis, angle, frames, points, fraction, duration, out):
+    for n in range(frames.shape[0]):
+        out[n, 0], out[n, 1], out[n, 2] = point_velocity(
+            start, delta, axis, angle, frames[n], fraction, duration, points[n, 0],
+            points[n, 1], points[n, 2])
 
 
 @njit
@@ -223,13 +249,17 @@ class FrameMotion:
         ``frames`` (n,) frame index of each point, ``points`` (n, 3) where the points are at
         ``fraction`` of the interval: ``v + w x (p - o(fraction))`` with ``o`` the frame origin.
         """
-        frames = np.asarray(frames, dtype=np.int64).reshape(-1)
-        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        frames = np.ascontiguousarray(frames, dtype=np.int64).reshape(-1)
+        points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
         if frames.size and (frames.min() < 0 or frames.max() >= self.num_frames):
             raise ValueError(f'frames: indices must be in [0, {self.num_frames})')
-        linear, angular = self.velocities(duration)
-        origin = self.start[frames, :3, 3] + float(fraction) * self.delta[frames]
-        return linear[frames] + np.cross(angular[frames], points - origin)
+        if points.shape[0] != frames.size:
+            raise ValueError(f'points: expected {frames.size} points (n, 3), got '
+                             f'{points.shape[0]}')
+        out = np.empty((frames.size, 3))
+        _point_velocities_into(self.start, self.delta, self.axis, self.angle, frames, points,
+                               float(fraction), _positive(duration, 'duration'), out)
+        return out
 
     def sphere_motion(self, frames, centres, radii):
         """

@@ -21,7 +21,8 @@ inlined. The kernels come in groups by who runs them, so that nobody waits for k
 never calls:
 
 - ``pairset``: the node's cycle (``BodyPairs.update`` with an input mask: ``PairSet.update``
-  and the body-pair reduction) and the pose check of its frames;
+  and the body-pair reduction), the pose check of its frames and its records' closing speeds
+  (``core.closing.record_rates``);
 - ``points``: the observation sources' point kernels (clouds and scans);
 - ``planning``: the planner's chain, collision checks and sequences;
 - ``signed_distance``: the single-pair API;
@@ -87,6 +88,24 @@ def _warm_pairset():
     engine.update(poses, np.array([True, False, True]), max_distance=1.0)
     # A large update shares its groups with a worker thread (pairset.py): that kernel too.
     engine.pair_set._update_shared(poses, np.array([True, False, True]), 1.0)
+    _warm_record_rates(poses)
+
+
+def _warm_record_rates(poses):
+    """Compile the records' closing speeds with the node's argument types (closing_speeds.py)."""
+    from .closing import record_rates
+    from .interpolation import FrameMotion
+    count = len(poses)
+    motion = FrameMotion(poses, poses)
+    pairs = np.array([[0, 2], [1, 2]], dtype=np.int64)
+    words = np.zeros((2, 20))
+    rows = np.array([0, -1, 1], dtype=np.int64)
+    at_rest = np.array([False, True, False])
+    for robot, work in ((np.empty(2), np.empty(count)), (np.zeros(0), np.zeros(0))):
+        record_rates(motion.arrays() + (np.ones(count),), rows, at_rest, pairs,
+                     np.array([[0, 1], [1, 2]], dtype=np.int64), np.zeros(2, dtype=np.uint8),
+                     np.ones(256, dtype=bool), words, np.arange(0, 19, 3, dtype=np.int64),
+                     robot, (poses, np.zeros((count, 3)), np.ones(count)), work)
 
 
 def _warm_signed_distance():

@@ -28,8 +28,9 @@ that places an obstacle anew gives no velocity (0 on a static frame, docs/motion
 The record's rate is the envelope theorem's (``core.closing``): ``n . (v_obstacle(witness) -
 v_link(witness))`` with each witness's velocity as a point of its body. Every piece of a body
 rides one frame, so any of the record's link pieces (and obstacle pieces) gives that body's
-point velocities; the record's first piece pair is taken. Vectorised over the records: no
-Python per record.
+point velocities; the record's first piece pair is taken. One compiled call fills every record
+(``core.closing.record_rates``, which releases the GIL): Python touches the records a constant
+number of times a cycle.
 
 The separation monitoring's ``v_r`` is the robot's part of that rate alone (``robot_speeds``):
 ``-n . (0 - v_link(witness))``, the link's speed towards the obstacle, the obstacle's own motion
@@ -39,16 +40,45 @@ anything is bounded by how fast the link's points move: ``|v(c)| + |w| r`` over 
 piece's bounding sphere (centre ``c``, radius ``r``), the largest over the record's pieces.
 """
 
-from gjk_ros.core.closing import distance_rate, time_to_contact
+from gjk_ros.core.closing import record_rates
 from gjk_ros.core.interpolation import FrameMotion
-from gjk_ros.ros.compute.pairs import InputState, value_rows
+from gjk_ros.ros.compute.pairs import InputState
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
-from gjk_ros.ros.records import PairStatus, status_table
+from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, status_table
 import numpy
 
 __all__ = ['ClosingSpeeds', 'frame_poses', 'PieceVelocities']
 
 _MEASURED = status_table([PairStatus.VALID, PairStatus.APPROXIMATE])
+_NONE = numpy.zeros(0)
+
+
+def _word_columns():
+    """
+    Return the float64 words of the fields ``record_rates`` reads and writes (its ``columns``).
+
+    Each vector's three fields must be consecutive float64 words (records.py's layout).
+    """
+    def word(name, kind=numpy.float64):
+        field, offset = RECORD_DTYPE.fields[name][:2]
+        if field != kind or offset % 8:
+            raise TypeError(f'RECORD_DTYPE: {name} is not an aligned float64 word')
+        return offset // 8
+
+    columns = []
+    for prefix in ('link', 'obstacle', 'normal'):
+        first = word(prefix + '_x')
+        if (word(prefix + '_y'), word(prefix + '_z')) != (first + 1, first + 2):
+            raise TypeError(f'RECORD_DTYPE: {prefix}_x, _y, _z are not consecutive words')
+        columns.append(first)
+    columns += [word(name) for name in ('distance', 'error_bound', 'closing_speed',
+                                        'time_to_contact')]
+    if RECORD_DTYPE.itemsize % 8:
+        raise TypeError('RECORD_DTYPE: its itemsize is not a whole number of float64 words')
+    return numpy.array(columns, dtype=numpy.int64)
+
+
+_COLUMNS = _word_columns()
 
 
 class PieceVelocities:
@@ -63,13 +93,14 @@ class PieceVelocities:
         self._uids, self._source = [], None
         self._time = self._previous_time = numpy.zeros(0, dtype=numpy.int64)
         self._pose = self._previous_pose = numpy.zeros((0, 4, 4))
-        self._motion = None  # (FrameMotion of the moving pieces, their row, seconds)
+        self._motion = None  # (arrays of the moving pieces' motion and seconds, their row)
 
-    def update(self, uids, poses, inputs, times):
+    def update(self, uids, poses, origins, inputs, times):
         """
-        Take this cycle's samples and return what ``_point_velocities`` needs.
+        Take this cycle's samples and return ``record_rates``' ``motion, row, at_rest``.
 
-        (P,) uids, (P, 4, 4) poses of the pieces' frames, (P,) inputs, (P,) int ns.
+        (P,) uids, (P, 4, 4) poses of the pieces and (P, 4, 4) their poses in their frames
+        (``frame_poses``), (P,) inputs, (P,) int ns.
         """
         if uids is not self._source:  # the layout's list: a new one only on a rebuild
             self._source = uids
@@ -84,18 +115,18 @@ class PieceVelocities:
             self._previous_time[new] = numpy.where(times[new] > self._time[new],
                                                    self._time[new], UNKNOWN)
             self._previous_pose[new] = self._pose[new]
-            self._time[new], self._pose[new] = times[new], poses[new]
+            self._time[new], self._pose[new] = times[new], frame_poses(poses[new], origins[new])
             moving = numpy.flatnonzero(self._previous_time != UNKNOWN)
             row = numpy.full(len(times), -1, dtype=numpy.int64)
             row[moving] = numpy.arange(len(moving))
             seconds = (self._time[moving] - self._previous_time[moving]) * 1e-9
-            self._motion = (FrameMotion(self._previous_pose[moving], self._pose[moving]), row,
-                            seconds)
-        motion, row, seconds = self._motion
+            motion = FrameMotion(self._previous_pose[moving], self._pose[moving])
+            self._motion = (motion.arrays() + (seconds,), row)
+        motion, row = self._motion
         # The current pose must be the last sample's: a piece sampled before that is not now.
         moving = sampled & (row >= 0) & (times == self._time)
         at_rest = (numpy.asarray(inputs) == InputState.OK) & (times == TIMELESS)
-        return motion, numpy.where(moving, row, -1), seconds, at_rest
+        return motion, numpy.where(moving, row, -1), at_rest
 
     def _remap(self, uids):
         """Carry the samples of the pieces that survive a rebuild over (by uid)."""
@@ -125,40 +156,6 @@ def frame_poses(poses, origins):
     return numpy.matmul(poses, inverse)
 
 
-def _point_velocities(samples, pieces, points):
-    """Return the (n, 3) velocities of world ``points`` riding ``pieces``; NaN where unknown."""
-    motion, row, seconds, at_rest = samples
-    out = numpy.full(points.shape, numpy.nan)
-    out[at_rest[pieces]] = 0.0
-    moving = numpy.flatnonzero(row[pieces] >= 0)
-    if len(moving):
-        frames = row[pieces[moving]]
-        # Per unit fraction of each piece's own interval, at its end (the current pose).
-        out[moving] = motion.point_velocities(frames, points[moving], 1.0, 1.0) / \
-            seconds[frames][:, None]
-    return out
-
-
-def _link_speed_bounds(samples, centre_velocities, radii, link_pieces, owner, count):
-    """
-    Return each record's bound on its link's point speeds (NaN where it is unknown).
-
-    ``centre_velocities`` (P, 3) the velocities of the pieces' bounding centres, ``radii`` (P,)
-    their radii, ``link_pieces`` (m,) the link piece of each piece pair, ``owner`` its record.
-    """
-    motion, row, seconds, _ = samples
-    turn = numpy.zeros(len(radii))
-    moving = numpy.flatnonzero(row >= 0)
-    if len(moving):
-        turn[moving] = motion.angle[row[moving]] / seconds[row[moving]]
-    piece_bound = numpy.linalg.norm(centre_velocities, axis=1) + turn * radii
-    bounds = numpy.full(count, -numpy.inf)
-    with numpy.errstate(invalid='ignore'):  # an unknown velocity makes its record's bound NaN
-        numpy.maximum.at(bounds, owner, piece_bound[link_pieces])
-    bounds[bounds == -numpy.inf] = numpy.nan
-    return bounds
-
-
 class ClosingSpeeds:
     """
     Fill the ``closing_speed`` and ``time_to_contact`` fields of a cycle's records.
@@ -173,8 +170,7 @@ class ClosingSpeeds:
         self.velocities = PieceVelocities()
         self.robot_speeds = numpy.zeros(0)
         self._layout = None
-        self._pieces = None  # (records with pieces, their link piece, their obstacle piece)
-        self._spheres = None  # (centres, radii) of the pieces, and each piece pair's record
+        self._arrays = None  # the layout's piece pairs, records' spans and pieces' spheres
 
     def update(self, tracker, shapes, poses, origins, inputs, times, records, robot_speeds=True):
         """
@@ -187,52 +183,30 @@ class ClosingSpeeds:
         ``robot_speeds``: also fill :attr:`robot_speeds` (only the separation groups read it;
         None otherwise).
         """
-        samples = self.velocities.update(tracker.layout.piece_uids, frame_poses(poses, origins),
-                                         inputs, times)
+        motion, row, at_rest = self.velocities.update(tracker.layout.piece_uids, poses,
+                                                      origins, inputs, times)
         if tracker.layout is not self._layout:
             self._take_layout(tracker.layout, shapes)
-        having, link_pieces, obstacle_pieces = self._pieces
-        centres, radii, owner = self._spheres
-        measured = _MEASURED[records['status'][having]]
-        index, link_pieces, obstacle_pieces = having[measured], link_pieces[measured], \
-            obstacle_pieces[measured]
-        # The measured records' values in one gather: link and obstacle witnesses, normal,
-        # distance, error bound (pairs.VALUE_FIELDS).
-        values = value_rows(records, index)
-        link, obstacle, normal = values[:, 0:3], values[:, 3:6], values[:, 6:9]
-        points, pieces = [link, obstacle], [link_pieces, obstacle_pieces]
-        if robot_speeds:  # and the pieces' centres, for the bound of the records not measured
-            points.append(numpy.einsum('nij,nj->ni', poses[:, :3, :3], centres) +
-                          poses[:, :3, 3])
-            pieces.append(numpy.arange(len(poses)))
-        # One call for every point.
-        count = len(index)
-        velocities = _point_velocities(samples, numpy.concatenate(pieces),
-                                       numpy.concatenate(points))
-        link_velocity = velocities[:count]
-        rate = distance_rate(normal, link_velocity, velocities[count:2 * count])
-        # + 0.0: a pair at rest reads 0, not -0.
-        records['closing_speed'][index] = -rate + 0.0
-        self.robot_speeds = None
-        if robot_speeds:
-            self.robot_speeds = _link_speed_bounds(samples, velocities[2 * count:], radii,
-                                                   self._layout.pairs[:, 0], owner,
-                                                   len(records))
-            self.robot_speeds[index] = -distance_rate(normal, link_velocity,
-                                                      numpy.zeros_like(link_velocity)) + 0.0
-        # An APPROXIMATE distance is known within its bound: contact comes no later than the
-        # lower end's.
-        records['time_to_contact'][index] = time_to_contact(values[:, 9] - values[:, 10], rate)
+        pairs, spans, centres, radii = self._arrays
+        # The kernel writes the records' words in place: a packed copy if they are not packed.
+        target = records if records.flags.c_contiguous else numpy.ascontiguousarray(records)
+        words = target.view(numpy.float64).reshape(len(target), RECORD_DTYPE.itemsize // 8)
+        self.robot_speeds = numpy.empty(len(target)) if robot_speeds else None
+        poses = numpy.ascontiguousarray(poses, dtype=numpy.float64)
+        record_rates(motion, row, at_rest, pairs, spans,
+                     numpy.ascontiguousarray(target['status']), _MEASURED, words, _COLUMNS,
+                     _NONE if self.robot_speeds is None else self.robot_speeds,
+                     (poses, centres, radii), numpy.empty(len(poses)) if robot_speeds else _NONE)
+        if target is not records:
+            for name in ('closing_speed', 'time_to_contact'):
+                records[name] = target[name]
 
     def _take_layout(self, layout, shapes):
         self._layout = layout
         spans = numpy.array([(spec.start, spec.stop) for spec in layout.records],
                             dtype=numpy.int64).reshape(-1, 2)
-        having = numpy.flatnonzero(spans[:, 1] > spans[:, 0])
-        first = layout.pairs[spans[having, 0]].reshape(-1, 2)
-        self._pieces = (having, first[:, 0], first[:, 1])
+        pairs = numpy.ascontiguousarray(layout.pairs, dtype=numpy.int64).reshape(-1, 2)
         centres = numpy.array([shape.bounding_center for shape in shapes],
                               dtype=float).reshape(-1, 3)
         radii = numpy.array([shape.bounding_radius for shape in shapes], dtype=float)
-        owner = numpy.repeat(numpy.arange(len(spans)), spans[:, 1] - spans[:, 0])
-        self._spheres = (centres, radii, owner)
+        self._arrays = (pairs, spans, centres, radii)
