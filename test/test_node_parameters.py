@@ -27,6 +27,8 @@ import yaml
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIG = REPO_ROOT / 'config' / 'gjk_distance.yaml'
 LAUNCH = REPO_ROOT / 'launch' / 'gjk_distance.launch.py'
+# What every launch file that starts gjk_distance shares: its arguments and its node action.
+LAUNCH_ARGUMENTS = REPO_ROOT / 'gjk_ros' / 'ros' / 'launch_arguments.py'
 
 
 @pytest.mark.parametrize('name, value, reason', [
@@ -116,20 +118,19 @@ def test_parameter_file_lists_every_parameter_with_its_default_and_a_comment():
 
 
 def test_launch_file_declares_its_arguments():
-    tree = ast.parse(LAUNCH.read_text())
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    calls = [node for path in (LAUNCH, LAUNCH_ARGUMENTS)
+             for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Call)]
     arguments = [call.args[0].value for call in calls
                  if getattr(call.func, 'id', '') == 'DeclareLaunchArgument']
-    assert arguments == ['params_file', 'namespace', 'fixed_frame', 'robot_description_topic',
-                         'rviz', 'use_sim_time', 'log_level', 'respawn', 'respawn_delay',
-                         'autostart', 'scene_files']
+    assert sorted(arguments) == sorted([
+        'params_file', 'namespace', 'fixed_frame', 'robot_description_topic', 'rviz',
+        'use_sim_time', 'log_level', 'respawn', 'respawn_delay', 'autostart', 'scene_files'])
     nodes = [{kw.arg: getattr(kw.value, 'value', getattr(kw.value, 'id', None))
               for kw in call.keywords}
              for call in calls if getattr(call.func, 'id', '') in ('Node', 'LifecycleNode')]
     assert sorted((node['package'], node['executable']) for node in nodes) == [
         ('gjk_ros', 'gjk_distance_node'), ('gjk_ros', 'scene_publisher'), ('rviz2', 'rviz2')]
     (keywords,) = [node for node in nodes if node['executable'] == 'gjk_distance_node']
-    assert keywords['executable'] == 'gjk_distance_node'
     assert keywords['name'] == 'gjk_distance'
 
 

@@ -155,6 +155,7 @@ def _warm_points():
     """Compile the point distance kernels (observation sources), every cloud layout."""
     from .point_distance import PointDistanceShape
     from .point_grid import CloudGatherer, PointGrid
+    from .point_tracking import NearestTracker, PackedShapes
     rng = np.random.default_rng(0)
     points = rng.normal(size=(16, 3))
     everything = np.arange(16, dtype=np.int64)
@@ -175,6 +176,10 @@ def _warm_points():
         grid.nearest(shape, np.eye(4), hint=0)
         grid.remove_near([(shape, np.eye(4))], 0.01)
         grid.kept()
+        # A cloud's per-piece work in one call, as the observation sources make it.
+        tracker = NearestTracker(PointGrid(points, sort=False), PackedShapes([shape]))
+        tracker.filter_and_anchor(np.eye(4)[None], 0.01)
+        tracker.nearest(np.eye(4)[None], np.zeros(1, dtype=np.int64))
 
 
 def _warm_swept():
