@@ -337,7 +337,7 @@ def _kitchen_lines(kitchen):
             "The Panda against MotionBenchMaker's kitchen (five meshes, doors open), "
             f'`in_collision` on {kitchen["configurations"]:,} random configurations.', '',
             '| | hull | exact | coal BVH |', '| --- | --- | --- | --- |',
-            '| per check, median | %.1f us | %.1f us (%.1fx) | %s |' % (
+            '| per check, median | %.1f us | %.1f us (%.2fx) | %s |' % (
                 kitchen['hull_us'], kitchen['exact_us'], kitchen['exact_us'] / kitchen['hull_us'],
                 '%.1f us' % kitchen['coal_check_us'] if 'coal_check_us' in kitchen
                 else 'coal not installed'),
