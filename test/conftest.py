@@ -162,6 +162,17 @@ def _linters_run_from_repo_root(request, monkeypatch):
         monkeypatch.chdir(REPO_ROOT)
 
 
+@pytest.fixture(scope='module')
+def lock_tool():
+    """Import the repository's lock tool, ``tools/lock.py``, as a module."""
+    sys.path.insert(0, str(REPO_ROOT / 'tools'))
+    try:
+        import lock
+        yield lock
+    finally:
+        sys.path.remove(str(REPO_ROOT / 'tools'))
+
+
 @pytest.fixture
 def ros_domain_id():
     """Return a ROS domain id (1..100) held exclusively for this test."""

@@ -22,25 +22,13 @@ constraints; these checks say, without a network, what that install would refuse
 import pathlib
 import re
 import subprocess
-import sys
 
-import pytest
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH_LOCK = REPO_ROOT / 'bench' / 'requirements.lock'
 BENCH_REQUIREMENTS = REPO_ROOT / 'bench' / 'requirements.txt'
 LOCK = REPO_ROOT / 'requirements.lock'
 PIN = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)', re.M)
-
-
-@pytest.fixture(scope='module')
-def lock_tool():
-    sys.path.insert(0, str(REPO_ROOT / 'tools'))
-    try:
-        import lock
-        yield lock
-    finally:
-        sys.path.remove(str(REPO_ROOT / 'tools'))
 
 
 def test_the_bench_lock_was_made_from_the_bench_requirements(lock_tool):

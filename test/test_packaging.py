@@ -198,16 +198,6 @@ LOCKED_FROM = [REPO_ROOT / name for name in ('requirements.txt', 'requirements-r
                                              'tools/requirements-tf2-build.txt')]
 
 
-@pytest.fixture(scope='module')
-def lock_tool():
-    sys.path.insert(0, str(REPO_ROOT / 'tools'))
-    try:
-        import lock
-        yield lock
-    finally:
-        sys.path.remove(str(REPO_ROOT / 'tools'))
-
-
 def requirement_names(path):
     """Names of the requirements a requirement file lists (comments, extras, ranges removed)."""
     names = set()

@@ -221,3 +221,20 @@ def njit(function=None, *, inline=False, hold_gil=False):
     if function is None:
         return lambda wrapped: numba.njit(**options)(wrapped)
     return numba.njit(**options)(function)
+
+
+def frozen(kernel, signature, python_fallback):
+    """
+    Return ``kernel`` compiled (or loaded from the cache) for ``signature`` only.
+
+    Compilation is then disabled, so that a call with any other argument types raises
+    TypeError at once instead of compiling a new specialisation for a minute: the caller
+    converts its arguments and calls again, and its fast path checks nothing in Python. Under
+    NUMBA_DISABLE_JIT (no ``compile``) it returns ``python_fallback``, which converts the
+    arguments as numba would.
+    """
+    if not hasattr(kernel, 'compile'):
+        return python_fallback
+    kernel.compile(signature)
+    kernel.disable_compile()
+    return kernel

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import frozen, njit
 from .cache import SimplexCache
 from .polytope import ConvexPolytope
 from .query import (_valid_pose, MODE_HILL_CLIMB, MODE_TRACKING, out_buffer, out_views,
@@ -108,21 +108,15 @@ def _query_kernel():
     """
     Return ``query_posed``, compiled (or loaded from numba's cache) for ``_signature()`` only.
 
-    Compilation is then disabled, so that a call with any other argument types raises
-    TypeError at once instead of compiling a new specialisation for a minute: the caller
-    converts the poses and calls again. The fast path therefore checks nothing in Python (each
-    check of a pose cost about 0.2 us, as much as the tracked query); the kernel checks the
-    pose shapes itself. Also allocates the process's single-query scratch buffer.
+    Any other pose type raises TypeError at once (``_jit.frozen``), so the fast path checks
+    nothing in Python (each check of a pose cost about 0.2 us, as much as the tracked query);
+    the kernel checks the pose shapes itself. Also allocates the process's single-query
+    scratch buffer.
     """
     global _kernel, _scratch
     if _kernel is None:
         _scratch = scratch_buffer()
-        if hasattr(query_posed, 'compile'):
-            query_posed.compile(_signature())
-            query_posed.disable_compile()
-            _kernel = query_posed
-        else:
-            _kernel = _python_query
+        _kernel = frozen(query_posed, _signature(), _python_query)
     return _kernel
 
 

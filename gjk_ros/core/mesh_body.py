@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import frozen, njit
 from .cache import cache_arrays
 from .distance import _plain_pose, check_poses
 from .polytope import ConvexPolytope
@@ -988,17 +988,12 @@ def _step_kernel():
     """
     Return ``_mesh_step`` compiled (or loaded from the cache) for ``_signature()`` only.
 
-    As ``distance._query_kernel``: any other pose type raises TypeError at once instead of
-    compiling a new specialisation, and the caller converts the poses and calls again.
+    Any other pose type raises TypeError at once (``_jit.frozen``): the caller converts the
+    poses and calls again.
     """
     global _kernel
     if _kernel is None:
-        if hasattr(_mesh_step, 'compile'):
-            _mesh_step.compile(_signature())
-            _mesh_step.disable_compile()
-            _kernel = _mesh_step
-        else:
-            _kernel = _python_step
+        _kernel = frozen(_mesh_step, _signature(), _python_step)
     return _kernel
 
 
