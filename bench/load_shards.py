@@ -115,15 +115,20 @@ def write_shards_file(row, parameters_of, work_dir):
     return path
 
 
-def launch_command(shards_file):
-    """Return ``ros2 launch launch/shards.launch.py`` with the benchmark's arguments."""
-    from gjk_ros.demo.monitor import NODE_NAME
-
+def ros2_command():
+    """Return the ``ros2`` command of this Python's environment; raise naming what is missing."""
     ros2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
     if not os.access(ros2, os.X_OK):
         raise RuntimeError(f'no ros2 command next to {sys.executable}: the shard rows start '
                            'launch/shards.launch.py (make ros-tools installs the launch stack)')
-    return [ros2, 'launch', LAUNCH_FILE, f'shards_file:={shards_file}',
+    return ros2
+
+
+def launch_command(shards_file, ros2=None):
+    """Return ``ros2 launch launch/shards.launch.py`` with the benchmark's arguments."""
+    from gjk_ros.demo.monitor import NODE_NAME
+
+    return [ros2 or ros2_command(), 'launch', LAUNCH_FILE, f'shards_file:={shards_file}',
             f'params_file:={live_node.PARAMS_FILE}', 'fixed_frame:=world',
             f'obstacles_topic:=/{NODE_NAME}/obstacles']
 

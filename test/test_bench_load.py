@@ -361,7 +361,7 @@ def test_the_camera_split_gives_each_shard_two_cameras_and_their_obstacles(tmp_p
 
 
 def test_the_shards_start_through_the_launch_file():
-    command = load_shards.launch_command('/tmp/s.yaml')
+    command = load_shards.launch_command('/tmp/s.yaml', ros2='ros2')
     assert command[1:3] == ['launch', load_shards.LAUNCH_FILE]
     assert pathlib.Path(load_shards.LAUNCH_FILE).is_file()
     assert 'shards_file:=/tmp/s.yaml' in command and 'fixed_frame:=world' in command
@@ -369,6 +369,16 @@ def test_the_shards_start_through_the_launch_file():
     assert f'params_file:={live_node.PARAMS_FILE}' in command
     assert load_shards.shard_pids({'/s0/gjk_distance': 'vm:12', '/gjk_aggregator': 'vm:14'}) \
         == {'s0': 12, 'aggregator': 14}
+
+
+def test_the_shard_rows_need_the_launch_stack_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, 'executable', str(tmp_path / 'python'))
+    with pytest.raises(RuntimeError, match='launch stack'):
+        load_shards.launch_command('/tmp/s.yaml')
+    ros2 = tmp_path / 'ros2'
+    ros2.write_text('#!/bin/sh\n')
+    ros2.chmod(0o755)
+    assert load_shards.launch_command('/tmp/s.yaml')[0] == str(ros2)
 
 
 def test_an_aggregated_answer_rests_on_the_latest_records_of_every_shard():
