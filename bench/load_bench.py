@@ -55,6 +55,7 @@ import xml.etree.ElementTree as ElementTree
 from bench import live_node, load_shards
 from bench.load_publishers import camera_name, camera_topic, robot_description
 from gjk_ros.demo.monitor import NODE_NAME
+from gjk_ros.ros.launch_arguments import cpu_prefix
 from gjk_ros.ros.qos import cloud_publisher_environment
 import numpy
 
@@ -123,6 +124,9 @@ class Row:
         The benchmark reads only the safety path (``~/safety``, ``~/safety_detail``: the
         aggregator's with shards), not ``~/distances``: the compared rows load the machine
         alike (no node builds a record cloud, no one decodes it).
+    one_core : bool
+        Every node on a CPU of its own (``taskset``; shard i on CPU i, a single node on CPU
+        0): one instance is one core's worth of work, whatever the node's threads could use.
 
     """
 
@@ -138,6 +142,7 @@ class Row:
     filed: str = ''
     shards: int = 0
     safety_only: bool = False
+    one_core: bool = False
 
     @property
     def cycle_ms(self):
@@ -163,8 +168,8 @@ def shard_rows(base=SHARD_BASE_OBSTACLES):
     grown = round(SHARD_GROWTH * base)
     same = 'at most single_1x in the same run'
     return (
-        Row('single_1x', f'{base} obstacles on one node (the shard reference), safety path only',
-            obstacles=base, safety_only=True,
+        Row('single_1x', f'{base} obstacles on one node on one core (the shard reference), '
+            'safety path only', obstacles=base, safety_only=True, one_core=True,
             targets=(Target('node_cycles_hz', '>=', 99.0, 'one node just holds 100 Hz'),),
             filed='not measured'),
         Row('single_1.6x', f'{grown} obstacles on one node (contrast), safety path only',
@@ -172,8 +177,8 @@ def shard_rows(base=SHARD_BASE_OBSTACLES):
             targets=(Target(SAFETY_P99, '<=', math.nan, f'TF -> ~/safety p99 {same}',
                             'single_1x'),),
             filed='not measured'),
-        Row('shards2', f'{grown} obstacles on two shards and the aggregator (half each)',
-            obstacles=grown, shards=2, safety_only=True,
+        Row('shards2', f'{grown} obstacles on two shards, a core each, and the aggregator (half '
+            'each)', obstacles=grown, shards=2, safety_only=True, one_core=True,
             targets=(Target(SAFETY_P99, '<=', math.nan,
                             f"TF -> aggregator's ~/safety p99 {same}", 'single_1x'),
                      Target('ready_pct', '>=', math.nan, 'answers measured (ready) at least '
@@ -510,7 +515,8 @@ def start_nodes(row, options, children, work_dir):
     (``bench.load_shards``); their pids come from their ``/diagnostics`` instance.
     """
     if not row.shards:
-        pid = children.start('node', live_node.launch_node_command(
+        prefix = cpu_prefix((0,) if row.one_core else ()).split()
+        pid = children.start('node', prefix + live_node.launch_node_command(
             row.rate_hz, node_parameters(row, options)))
         return Recorder(row), pid
     shards_file = load_shards.write_shards_file(

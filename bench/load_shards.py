@@ -104,6 +104,8 @@ def shards_document(row, parameters_of):
         parameters = dict(parameters_of(cameras), rate_hz=float(row.rate_hz),
                           **scope(row, index))
         shards[shard_name(index)] = {'parameters': nested(parameters)}
+        if row.one_core:
+            shards[shard_name(index)]['cpus'] = [index]
     return {'shards': shards}
 
 

@@ -16,15 +16,17 @@
 Start a sharded robot: one gjk_distance process per shard, and the gjk_aggregator.
 
 Each shard of ``shards_file`` (``config/shards.yaml``: its name, the parameters it overrides
-on top of ``params_file``, optional remappings; ``gjk_ros/ros/shards/plan.py`` checks it) runs
+on top of ``params_file``, optional remappings and CPUs; ``gjk_ros/ros/shards/plan.py`` checks
+it) runs
 as its own ``gjk_distance`` process in the namespace ``<namespace>/<shard>``; the aggregator
 runs in ``<namespace>`` and publishes the whole robot's ``~/min_distance``, ``~/safety``,
 ``~/safety_detail`` and ``~/speed_scaling`` (docs/shards.md).
 
 Separate processes, not a component container: rclpy has no composable nodes (component
 containers load C++ ``rclcpp_components`` plugins), and separate processes are what gives
-each shard a core and an interpreter lock of its own; on several machines, start this file
-on each with the shards that machine runs and one aggregator anywhere on the domain.
+each shard an interpreter lock of its own and, with ``cpus``, cores of its own; on several
+machines, start this file on each with the shards that machine runs and one aggregator
+anywhere on the domain.
 
 Launch arguments:
 
@@ -50,8 +52,8 @@ Example::
 import os
 
 from ament_index_python.packages import get_package_share_directory
-from gjk_ros.ros.launch_arguments import (argument as _argument, distance_node, node_arguments,
-                                          process_options)
+from gjk_ros.ros.launch_arguments import (argument as _argument, cpu_prefix, distance_node,
+                                          node_arguments, process_options)
 from gjk_ros.ros.shards.plan import read_shards
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
@@ -66,13 +68,13 @@ def _shard_node(context, plan):
         if shared:
             remappings.append(('~/' + topic, shared))
     return distance_node(context, plan.namespace, [plan.parameters] if plan.parameters else [],
-                         remappings + list(plan.remappings))
+                         remappings + list(plan.remappings), cpu_prefix(plan.cpus))
 
 
 def _nodes(context):
     """Build the shards and the aggregator once the launch arguments are known."""
     namespace = _argument(context, 'namespace')
-    plans = read_shards(_argument(context, 'shards_file'), namespace)
+    plans = read_shards(_argument(context, 'shards_file'), namespace, os.sched_getaffinity(0))
     nodes = [_shard_node(context, plan) for plan in plans]
     if _argument(context, 'run_aggregator') == 'true':
         nodes.append(Node(

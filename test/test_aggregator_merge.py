@@ -24,7 +24,7 @@ import math
 
 from component_fakes import Recorder
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from gjk_ros.ros.shards.board import ShardBoard
+from gjk_ros.ros.shards.board import is_news, ShardBoard
 from gjk_ros.ros.shards.outputs import AggregatorOutputs, ERROR, OK, WARN
 from gjk_ros.ros.shards.settings import resolved, settings_from
 from gjk_ros.ros.shards.summary import merge, read_summary, ShardSummary
@@ -65,7 +65,15 @@ def test_a_summary_is_read_exactly_from_the_detail():
     assert read.minimum == 0.1 + 0.2  # the float64 repr, not Range's float32
     assert read.factor == 0.25 and read.stamp_ns == 7 * NS + 3 and read.ready
     assert read.frame_id == 'world' and read.link == 'arm' and read.obstacle == 'box/0'
-    assert not read.unknown
+    assert not read.unknown and read.max_distance == math.inf  # not said: no limit
+
+
+@pytest.mark.parametrize('text, read', [('0.75', 0.75), ('inf', math.inf), ('nan', math.inf),
+                                        ('-1.0', math.inf), ('0.0', math.inf),
+                                        ('far', math.inf)])
+def test_the_announced_max_distance_is_positive_or_none(text, read):
+    summary = read_summary(detail(0.3, max_distance=text))
+    assert summary.max_distance == read and not summary.unknown  # informative only
 
 
 @pytest.mark.parametrize('minimum, ready', [(-math.inf, False), (-math.inf, True),
@@ -194,14 +202,14 @@ def test_an_incompatible_offer_is_named_while_never_heard():
 
 # -- when the board publishes ---------------------------------------------------------------
 
-def test_every_summary_is_published_and_silence_at_the_next_tick():
+def test_news_is_published_and_silence_at_the_next_tick():
     board = ShardBoard([A, B], DEADLINE)
     assert board.on_tick(0.0).silent == (A, B)  # the first tick publishes: nothing heard
     assert board.on_tick(0.05) is None
     assert board.on_summary(A, detail(0.4), 0.06).silent == (B,)
     both = board.on_summary(B, detail(0.2, stamp_ns=4 * NS), 0.07)
     assert both.ready and both.minimum == 0.2 and both.stamp_ns == 4 * NS
-    board.on_summary(A, detail(0.4), 0.2)
+    assert board.on_summary(A, detail(0.1), 0.2).minimum == 0.1  # nearer: out at once
     # B is silent once its deadline passes: the next tick publishes at once.
     assert board.on_tick(0.07 + DEADLINE) is None
     silent = board.on_tick(0.07 + DEADLINE + 0.01)
@@ -212,15 +220,55 @@ def test_every_summary_is_published_and_silence_at_the_next_tick():
     assert board.on_tick(quiet + DEADLINE / 2) is not None
 
 
+def test_bad_news_goes_out_at_once_and_good_news_once_per_round():
+    board = ShardBoard([A, B], DEADLINE)
+    board.on_summary(A, detail(0.4, stamp_ns=1 * NS), 0.01)
+    assert board.on_summary(B, detail(0.5, stamp_ns=1 * NS), 0.01).stamp_ns == 1 * NS
+    # A answers the next stamp, farther: it waits for B's answer of that stamp.
+    assert board.on_summary(A, detail(0.45, stamp_ns=2 * NS), 0.02) is None
+    both = board.on_summary(B, detail(0.6, stamp_ns=2 * NS), 0.02)
+    assert both.stamp_ns == 2 * NS and both.minimum == 0.45
+    # Nearer, a smaller factor, or unknown: out at once, on the older stamp of the round.
+    nearer = board.on_summary(A, detail(0.3, stamp_ns=3 * NS), 0.03)
+    assert nearer.minimum == 0.3 and nearer.stamp_ns == 2 * NS
+    slower = board.on_summary(A, detail(0.35, 0.5, stamp_ns=4 * NS), 0.04)
+    assert slower.factor == 0.5 and slower.minimum == 0.35
+    unknown = board.on_summary(A, detail(-math.inf, 0.0, ready=False, stamp_ns=5 * NS), 0.05)
+    assert unknown.minimum == -math.inf and unknown.unknown == (A,)
+    # Known again is news too (which shards are unknown changed).
+    assert board.on_summary(A, detail(0.35, 0.5, stamp_ns=6 * NS), 0.06).unknown == ()
+    # A round that ends farther still goes out.
+    assert board.on_summary(B, detail(0.7, stamp_ns=6 * NS), 0.06).stamp_ns == 6 * NS
+
+
+@given(strategies.lists(strategies.tuples(
+    strategies.sampled_from([A, B]), strategies.integers(1, 6),
+    strategies.sampled_from([-math.inf, -0.1, 0.0, 0.2, 0.5, math.inf]),
+    strategies.sampled_from([0.0, 0.5, 1.0])), max_size=30))
+def test_no_answer_held_back_is_worse_or_newer_than_the_last_published(timeline):
+    """Over any timeline: a held answer is never more cautious, nor resting on a newer round."""
+    board = ShardBoard([A, B], DEADLINE)
+    last = None
+    for shard, stamp, minimum, factor in timeline:
+        published = board.on_summary(shard, detail(minimum, factor, stamp_ns=stamp * NS,
+                                                   ready=minimum > -math.inf), 0.0)
+        current = board.aggregate(0.0)
+        if published is None:
+            assert last is not None and not is_news(current, last)
+            assert current.minimum >= last.minimum and current.factor >= last.factor
+            assert current.stamp_ns <= last.stamp_ns
+        else:
+            assert published == current
+            last = published
+
+
 def test_the_outputs_carry_one_header_and_the_nodes_keys():
     node = _FakeNode()
     outputs = AggregatorOutputs(node, DEADLINE)
     board = ShardBoard([A, B], DEADLINE)
-    board.watches[A].heard_range(_Range(5.0))
-    board.watches[B].heard_range(_Range(2.0))
-    board.on_summary(A, detail(0.4, factor=1.0, stamp_ns=9 * NS), 1.0)
-    outputs.publish(board.on_summary(B, detail(0.2, factor=0.5, stamp_ns=8 * NS), 1.0),
-                    board.max_range())
+    board.on_summary(A, detail(0.4, factor=1.0, stamp_ns=9 * NS, max_distance='5.0'), 1.0)
+    outputs.publish(board.on_summary(B, detail(0.2, factor=0.5, stamp_ns=8 * NS,
+                                               max_distance='2.0'), 1.0), board.max_range())
     (minimum,), (safety,), (scaling,), (message,) = (
         node.published[topic] for topic in ('~/min_distance', '~/safety', '~/speed_scaling',
                                             '~/safety_detail'))
@@ -229,7 +277,7 @@ def test_the_outputs_carry_one_header_and_the_nodes_keys():
     assert safety.header == message.header and message.header.stamp.sec == 8
     assert read_summary(message) == ShardSummary(0.2, 0.5, 8 * NS, 'world', True,
                                                  '%s: closest: arm to box/0 (VALID)' % B,
-                                                 'arm', 'box/0')
+                                                 'arm', 'box/0', 2.0)
     values = {item.key: item.value for item in message.status[0].values}
     assert values['shard'] == B and message.status[0].name == 'robot/gjk_aggregator: safety'
 
@@ -303,11 +351,6 @@ class _FakeNode:
         recorder = Recorder()
         self.published[topic] = recorder.messages
         return recorder
-
-
-class _Range:
-    def __init__(self, max_range):
-        self.max_range = max_range
 
 
 class _Stamp:

@@ -73,6 +73,7 @@ def test_summary_names_the_pair_and_is_stamped_with_the_oldest_datum(ros_env, tm
         values = {item.key: item.value for item in status.values}
         assert values['link'] == 'arm' and values['obstacle'] == 'near/0'
         assert float(values['min_distance']) == pytest.approx(safety.range, abs=1e-6)
+        assert float(values['max_distance']) == safety.max_range  # the aggregator reads it
         # The markers' source is the only ageing input (static TF): the stamp is its last
         # message, never later than the receive, and the records carry the same age.
         cloud_stamp = scene.message('distances').header.stamp

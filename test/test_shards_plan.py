@@ -22,8 +22,12 @@ of ``params_file``, and the aggregator subscribed to exactly those shards.
 """
 
 import importlib.util
+import os
 import pathlib
+import shutil
+from unittest import mock
 
+from gjk_ros.ros.launch_arguments import cpu_prefix
 from gjk_ros.ros.shards.plan import read_shards
 import pytest
 import yaml
@@ -57,7 +61,14 @@ def test_namespaces_nest_under_the_launch_namespace():
     ('shards: {a: {parameters: {link_includ: [x]}}}', "'link_includ' is not a gjk_distance"),
     ('shards: {a: {parameters: {rate_hz: fast}}}', 'shard a: parameter rate_hz'),
     ('shards: {a: {parameters: [x]}}', 'parameters must be a mapping'),
-    ('shards: {a: {params: {}}}', 'shard a: an entry may only have parameters and remappings'),
+    ('shards: {a: {params: {}}}',
+     'shard a: an entry may only have parameters, remappings, cpus'),
+    ('shards: {a: {cpus: 0}}', 'shard a: cpus must be a non-empty list'),
+    ('shards: {a: {cpus: []}}', 'shard a: cpus must be a non-empty list'),
+    ('shards: {a: {cpus: [-1]}}', 'shard a: cpus must be a non-empty list'),
+    ('shards: {a: {cpus: [1.0]}}', 'shard a: cpus must be a non-empty list'),
+    ('shards: {a: {cpus: [true]}}', 'shard a: cpus must be a non-empty list'),
+    ('shards: {a: {cpus: [1024]}}', 'shard a: cpus must be a non-empty list'),
     ('shards: {a b: {}}', "shard name 'a b' is not a namespace token"),
     ('shards: {a: {remappings: {x: 1}}}', 'remappings must map topic names'),
     ('shards: {a: [unclosed', 'cannot be read: ParserError at line 1'),
@@ -66,6 +77,23 @@ def test_a_bad_file_is_refused_naming_file_shard_and_parameter(tmp_path, text, n
     with pytest.raises(ValueError, match=named) as error:
         read_shards(write(tmp_path, text, 'bad_shards.yaml'))
     assert 'bad_shards.yaml' in str(error.value)
+
+
+def test_cpus_pin_a_shard_to_cpus_the_launch_may_use(tmp_path):
+    path = write(tmp_path, 'shards: {a: {cpus: [3, 1, 3]}, b: {}}', 'pinned.yaml')
+    a, b = read_shards(path, available_cpus={0, 1, 2, 3})
+    assert (a.cpus, b.cpus) == ((1, 3), ())
+    with pytest.raises(ValueError, match=r'pinned.yaml: shard a: cpus 3: not CPUs this launch '
+                                         r'may use \(0, 1\)'):
+        read_shards(path, available_cpus={0, 1})
+
+
+def test_the_cpu_prefix_runs_taskset_or_says_it_is_missing():
+    assert cpu_prefix(()) == ''
+    assert cpu_prefix((0, 2), taskset='/usr/bin/taskset') == '/usr/bin/taskset --cpu-list 0,2'
+    with mock.patch('shutil.which', return_value=None):
+        with pytest.raises(RuntimeError, match='taskset'):
+            cpu_prefix((0,))
 
 
 def test_a_missing_file_is_named(tmp_path):
@@ -138,6 +166,22 @@ def test_the_launch_file_starts_one_node_per_shard_and_the_aggregator(tmp_path):
     assert list(_parameters(aggregator)['shards']) == ['/robot/near/gjk_distance',
                                                        '/robot/far/gjk_distance']
     assert _parameters(aggregator)['deadline'] == 0.5
+
+
+def test_a_shard_with_cpus_starts_under_taskset(tmp_path):
+    pytest.importorskip('launch_ros')
+    if shutil.which('taskset') is None:
+        pytest.skip('no taskset (util-linux) here')
+    from launch.utilities import perform_substitutions
+    from launch import LaunchContext
+    cpu = min(os.sched_getaffinity(0))
+    document = {'shards': {'pinned': {'cpus': [cpu]}, 'free': {}}}
+    shards = write(tmp_path, yaml.safe_dump(document, sort_keys=False))
+    pinned, free, _ = _expand({'shards_file': shards,
+                               'params_file': str(REPO_ROOT / 'config' / 'gjk_distance.yaml')})
+    prefix = perform_substitutions(LaunchContext(), pinned.process_description.prefix)
+    assert prefix.split()[1:] == ['--cpu-list', str(cpu)]
+    assert not perform_substitutions(LaunchContext(), free.process_description.prefix)
 
 
 def test_the_launch_file_can_leave_the_aggregator_to_another_machine(tmp_path):

@@ -23,8 +23,9 @@ the package runs without the launch stack (``ros2 run``), a launch file always h
 """
 
 import os
+import shutil
 
-__all__ = ['argument', 'distance_node', 'node_arguments', 'process_options']
+__all__ = ['argument', 'cpu_prefix', 'distance_node', 'node_arguments', 'process_options']
 
 
 def argument(context, name):
@@ -81,7 +82,23 @@ def process_options(context):
             'output': 'screen', 'emulate_tty': True}
 
 
-def distance_node(context, namespace, parameters=(), remappings=()):
+def cpu_prefix(cpus, taskset=None):
+    """
+    Return the launch ``prefix`` that runs a process on ``cpus`` only ('' for any CPU).
+
+    ``taskset`` (util-linux) pins the whole process, the middleware's threads included, before
+    it starts; the node sees one CPU and runs its pair engine on one thread
+    (``compute/pairs.py``). Raises RuntimeError when it is missing.
+    """
+    if not cpus:
+        return ''
+    taskset = taskset or shutil.which('taskset')
+    if not taskset:
+        raise RuntimeError('a shard has cpus, and taskset (util-linux) is not on PATH')
+    return '%s --cpu-list %s' % (taskset, ','.join(str(cpu) for cpu in cpus))
+
+
+def distance_node(context, namespace, parameters=(), remappings=(), prefix=''):
     """
     Return the ``gjk_distance`` ``LifecycleNode`` action with the shared arguments applied.
 
@@ -96,6 +113,8 @@ def distance_node(context, namespace, parameters=(), remappings=()):
         (the later win).
     remappings : sequence of (str, str)
         More remappings after ``robot_description``'s.
+    prefix : str
+        Put before the executable (``cpu_prefix``); '' for none.
 
     """
     from launch_ros.actions import LifecycleNode
@@ -112,4 +131,5 @@ def distance_node(context, namespace, parameters=(), remappings=()):
         # (robot_state_publisher's convention); the remap points it at the chosen topic.
         remappings=[('robot_description', argument(context, 'robot_description_topic'))]
         + list(remappings),
+        **({'prefix': prefix} if prefix else {}),
         **process_options(context))

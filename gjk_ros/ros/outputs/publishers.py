@@ -202,8 +202,11 @@ class Outputs:
                                              max_distance)
         level = DiagnosticStatus.OK if minimum > 0.0 else \
             DiagnosticStatus.WARN if math.isfinite(minimum) else DiagnosticStatus.ERROR
+        # max_distance: ~/safety's max_range, so that a reader of this topic alone (the shards'
+        # aggregator) has the whole summary.
         values = {'min_distance': repr(minimum), 'link': link, 'obstacle': obstacle,
-                  'ready': str(not reasons).lower(), 'frame_id': header.frame_id}
+                  'ready': str(not reasons).lower(), 'frame_id': header.frame_id,
+                  'max_distance': repr(max_distance)}
         values.update(scaling)
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level, name=self._status_name, message=cause, hardware_id='none',

@@ -16,12 +16,12 @@
 The ``gjk_aggregator`` node: the whole robot's fail-safe minimum from its shards' summaries.
 
 Per shard (a ``gjk_distance`` node named in ``shards``) it subscribes to ``<shard>/safety_detail``
-(the stamped summary: float64 minimum, speed scaling, readiness) with the QoS deadline and
-liveliness lease ``deadline`` and their event callbacks, and to ``<shard>/safety`` for the
-range limit it announces. It publishes ``~/min_distance``, ``~/safety``, ``~/safety_detail``
-and ``~/speed_scaling`` on every summary and from a steady-clock watchdog (``board.py``), and
-``/diagnostics`` every second (``outputs.py``). One ``SingleThreadedExecutor``: every callback
-is a few dictionary updates.
+(the stamped summary: float64 minimum, speed scaling, readiness, and ``max_distance``, the range
+limit of ``~/safety``) with the QoS deadline and liveliness lease ``deadline`` and their event
+callbacks. It publishes ``~/min_distance``, ``~/safety``, ``~/safety_detail`` and
+``~/speed_scaling`` on a summary that is bad news or completes a round of the shards, and from a
+steady-clock watchdog (``board.py``), and ``/diagnostics`` every second (``outputs.py``). One
+``SingleThreadedExecutor``: every callback is a few dictionary updates.
 
 Example::
 
@@ -31,7 +31,7 @@ Example::
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from gjk_ros.ros.qos import OUTPUT_QOS, safety_qos
+from gjk_ros.ros.qos import safety_qos
 from gjk_ros.ros.shards.board import ShardBoard
 from gjk_ros.ros.shards.outputs import AggregatorOutputs
 from gjk_ros.ros.shards.settings import PARAMETERS, resolved, settings_from
@@ -44,7 +44,6 @@ from rclpy.exceptions import (InvalidParameterTypeException, InvalidParameterVal
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import Range
 
 __all__ = ['Aggregator', 'main', 'NODE_NAME']
 
@@ -118,7 +117,6 @@ class Aggregator(Node):
         self.create_subscription(DiagnosticArray, name + '/safety_detail',
                                  lambda message: self._on_summary(name, message), qos,
                                  event_callbacks=callbacks)
-        self.create_subscription(Range, name + '/safety', watch.heard_range, OUTPUT_QOS)
 
     def _now(self):
         return self._steady.now().nanoseconds * 1e-9

@@ -99,7 +99,7 @@ class AggregatorOutputs:
         values = _values(min_distance=repr(minimum), link=aggregate.link,
                          obstacle=aggregate.obstacle, ready=str(aggregate.ready).lower(),
                          frame_id=aggregate.frame_id, speed_scaling=repr(aggregate.factor),
-                         shard=aggregate.shard)
+                         max_distance=repr(max_range), shard=aggregate.shard)
         self.safety_detail.publish(DiagnosticArray(header=header, status=[DiagnosticStatus(
             level=level_of(minimum), name='%s: safety' % self._name, message=aggregate.cause,
             hardware_id=HARDWARE_ID, values=values)]))

@@ -18,14 +18,17 @@ The shards file: what each ``gjk_distance`` instance of a sharded robot measures
 ``launch/shards.launch.py`` reads it; ``config/shards.yaml`` is an example. One entry per
 shard, under ``shards``: its name (the namespace it runs in, under the launch namespace), the
 ``gjk_distance`` parameters it overrides (``link_include``, ``obstacle_include``,
-``observation_sources`` with their ``<name>:`` blocks, ...) and, optionally, remappings::
+``observation_sources`` with their ``<name>:`` blocks, ...) and, optionally, remappings and
+the CPUs the shard's process may run on::
 
     shards:
       arm:
         parameters: {link_include: ['panda_link[0-4]']}
+        cpus: [0]
       hand:
         parameters: {link_exclude: ['panda_link[0-4]']}
         remappings: {'~/obstacles': /perception/obstacles}
+        cpus: [1]
 
 Everything is checked before a process starts, and an error names the file, the shard and
 the parameter (never quoting the file): a typo in a scope parameter would otherwise leave a
@@ -49,18 +52,25 @@ MAX_SHARDS = 64
 MAX_FILE_BYTES = 1 << 20
 # A shard's name is one namespace token.
 _TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
-_ENTRY_KEYS = ('parameters', 'remappings')
+_ENTRY_KEYS = ('parameters', 'remappings', 'cpus')
+# Linux numbers CPUs from 0; CPU_SETSIZE is 1024.
+MAX_CPU = 1023
 _NAMES = frozenset(spec.name for spec in PARAMETERS)
 
 
 @dataclass(frozen=True)
 class ShardPlan:
-    """One shard: its name, namespace, node name, parameter overrides and remappings."""
+    """
+    One shard: its name, namespace, node name, parameter overrides, remappings and CPUs.
+
+    ``cpus`` is empty when the shard may run on any CPU the launch may use.
+    """
 
     name: str
     namespace: str
     parameters: dict
     remappings: tuple
+    cpus: tuple = ()
 
     @property
     def node(self):
@@ -93,13 +103,30 @@ def _remappings(remappings):
     return tuple(remappings.items())
 
 
-def _shard(namespace, name, entry):
+def _cpus(cpus, available):
+    """
+    Return the CPU numbers of an entry's ``cpus`` (sorted, each once); ValueError says why not.
+
+    ``available`` (a set of CPU numbers, or None: not checked) is where the launch may run
+    processes (``os.sched_getaffinity``): a shard pinned elsewhere would never start.
+    """
+    if not isinstance(cpus, list) or not cpus or len(cpus) > MAX_CPU + 1 or not all(
+            type(cpu) is int and 0 <= cpu <= MAX_CPU for cpu in cpus):
+        raise ValueError('cpus must be a non-empty list of CPU numbers (0 to %d)' % MAX_CPU)
+    missing = sorted(set(cpus) - set(available)) if available is not None else []
+    if missing:
+        raise ValueError('cpus %s: not CPUs this launch may use (%s)' % (
+            ', '.join(map(str, missing[:8])), ', '.join(map(str, sorted(available)[:64]))))
+    return tuple(sorted(set(cpus)))
+
+
+def _shard(namespace, name, entry, available=None):
     if not isinstance(name, str) or not _TOKEN.fullmatch(name):
         raise ValueError('shard name %r is not a namespace token (letters, digits, _)'
                          % (name if isinstance(name, str) and len(name) <= 100 else '...'))
     entry = {} if entry is None else entry
     if not isinstance(entry, dict) or set(entry) - set(_ENTRY_KEYS):
-        raise ValueError('shard %s: an entry may only have %s' % (name, ' and '.join(
+        raise ValueError('shard %s: an entry may only have %s' % (name, ', '.join(
             _ENTRY_KEYS)))
     parameters = entry.get('parameters') or {}
     problem = _problem_of_parameters(parameters)
@@ -109,12 +136,16 @@ def _shard(namespace, name, entry):
         remappings = _remappings(entry.get('remappings') or {})
     except ValueError as error:
         raise ValueError('shard %s: %s' % (name, error)) from None
+    try:
+        cpus = _cpus(entry['cpus'], available) if 'cpus' in entry else ()
+    except ValueError as error:
+        raise ValueError('shard %s: %s' % (name, error)) from None
     inner = '/'.join(part for part in namespace.split('/') if part)
     return ShardPlan(name, '/' + '/'.join(filter(None, (inner, name))), dict(parameters),
-                     remappings)
+                     remappings, cpus)
 
 
-def read_shards(path, namespace=''):
+def read_shards(path, namespace='', available_cpus=None):
     """
     Read a shards file into one ``ShardPlan`` per shard, in file order.
 
@@ -124,6 +155,8 @@ def read_shards(path, namespace=''):
         The YAML file (module docstring).
     namespace : str
         The launch namespace the shards run under ('' for the root).
+    available_cpus : set of int, optional
+        The CPUs the launch may use: a shard's ``cpus`` must be among them (None: unchecked).
 
     Raises
     ------
@@ -142,7 +175,8 @@ def read_shards(path, namespace=''):
         entries = document['shards']
         if not entries or len(entries) > MAX_SHARDS:
             raise ValueError('%d shards; 1 to %d are allowed' % (len(entries), MAX_SHARDS))
-        return [_shard(namespace, shard, entry) for shard, entry in entries.items()]
+        return [_shard(namespace, shard, entry, available_cpus)
+                for shard, entry in entries.items()]
     except (OSError, yaml.YAMLError) as error:
         mark = getattr(error, 'problem_mark', None)
         where = '' if mark is None else ' at line %d' % (mark.line + 1)

@@ -39,6 +39,7 @@ __all__ = ['Aggregate', 'merge', 'read_summary', 'ShardSummary', 'stamp_ns', 'un
 MINIMUM_KEY = 'min_distance'
 FACTOR_KEY = 'speed_scaling'
 READY_KEY = 'ready'
+MAX_DISTANCE_KEY = 'max_distance'
 # Longest text taken from a shard's message into our own outputs and logs.
 MAX_TEXT = 200
 
@@ -49,8 +50,9 @@ class ShardSummary:
     One cycle of one shard, as its ``~/safety_detail`` carries it.
 
     ``minimum`` is the shard's fail-safe minimum (-inf unknown), ``factor`` its speed scaling,
-    ``stamp_ns`` its header stamp (ROS time), ``cause`` what the minimum rests on, and ``link``
-    and ``obstacle`` the pair behind it ('' when none).
+    ``stamp_ns`` its header stamp (ROS time), ``cause`` what the minimum rests on, ``link``
+    and ``obstacle`` the pair behind it ('' when none), and ``max_distance`` its ``~/safety``'s
+    ``max_range`` (+inf when the summary does not say).
     """
 
     minimum: float
@@ -61,6 +63,7 @@ class ShardSummary:
     cause: str
     link: str = ''
     obstacle: str = ''
+    max_distance: float = math.inf
 
     @property
     def unknown(self):
@@ -119,7 +122,17 @@ def read_summary(message):
                         frame_id=header.frame_id[:MAX_TEXT], ready=ready == 'true',
                         cause=status.message[:MAX_TEXT],
                         link=values.get('link', '')[:MAX_TEXT],
-                        obstacle=values.get('obstacle', '')[:MAX_TEXT])
+                        obstacle=values.get('obstacle', '')[:MAX_TEXT],
+                        max_distance=_max_distance(values))
+
+
+def _max_distance(values):
+    """Return the announced ``max_distance`` (REP 117's ``max_range``: positive), or +inf."""
+    try:
+        value = float(values.get(MAX_DISTANCE_KEY, 'inf')[:MAX_TEXT])
+    except ValueError:
+        return math.inf  # informative only: a bad value does not make the summary unknown
+    return value if value > 0.0 else math.inf
 
 
 def unreadable(message, reason):

@@ -31,8 +31,6 @@ proof of life newer than any event about the past), so an event delivered late c
 fail-safe answer, never a made-up one.
 """
 
-import math
-
 from gjk_ros.ros.shards.summary import read_summary, unreadable
 
 __all__ = ['ShardWatch']
@@ -58,7 +56,6 @@ class ShardWatch:
         self.received = None  # steady seconds of the last summary
         self.messages = 0
         self.unreadable = 0
-        self.max_range = math.inf
         self.deadline_missed = False
         self.deadlines_missed = 0
         self.alive = True
@@ -75,12 +72,6 @@ class ShardWatch:
         self.messages += 1
         self.deadline_missed = False
         self.alive = True
-
-    def heard_range(self, message):
-        """Take ``Range.max_range`` from the shard's ``~/safety`` (REP 117: positive)."""
-        max_range = float(message.max_range)
-        if max_range > 0.0:  # NaN and nonsense are ignored
-            self.max_range = max_range
 
     def on_deadline_missed(self, total_count):
         """Note that the middleware saw no message within the deadline."""
