@@ -52,7 +52,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 
-from bench import live_node, load_shards
+from bench import core_scaling, live_node, load_shards
 from bench.load_publishers import camera_name, camera_topic, robot_description
 from gjk_ros.demo.monitor import NODE_NAME
 from gjk_ros.ros.launch_arguments import cpu_prefix
@@ -982,6 +982,8 @@ def markdown(results, options, context):
         'cycles per second show what it got). Targets are the '
         "issue's; 'when filed' is what the issue measured on this machine before the work.", '']
     lines = head + summary_table(results) + ['']
+    if context.get('core_scaling'):
+        lines += [core_scaling.markdown(context['core_scaling'], options.shard_obstacles)]
     for row, figures, raw in results:
         lines += row_section(row, figures, raw)
     lines += [
@@ -1071,6 +1073,10 @@ def run(rows, options, progress=print):
         row = judged(row, measured)
         print_row(row, figures)
         done.results.append((row, figures, raw))
+    if any(row.key in SHARD_ROW_KEYS for row in rows):
+        # What two CPUs at once give on this machine: the ceiling of the shard rows.
+        progress('core scaling: the pair engine and the interpreter alone and on two CPUs')
+        done.context['core_scaling'] = core_scaling.measure(options.shard_obstacles)
     done.context['uptime_after'] = live_node.uptime()
     return done
 
