@@ -208,6 +208,35 @@ def test_a_marker_not_frame_locked_is_placed_once_at_its_stamp():
     assert source.collect(ctx.clocks.now, frames).origins[0][1, 3] == 2.0
 
 
+def test_only_markers_still_to_place_are_looked_up_each_cycle():
+    source, ctx, _ = marker_source()
+    frames = FakeFrames()
+    frames.place('head', (0.0, 2.0, 0.0))
+    send(source, ctx, *[cube('seen', k, x=k, frame_id='head', frame_locked=False,
+                             stamp=ctx.clocks.now - NS) for k in range(50)],
+         cube('later', 0, frame_id='lidar', frame_locked=False, stamp=ctx.clocks.now - NS))
+    source.collect(ctx.clocks.now, frames)
+    assert len(frames.asked) == 51  # each marker once; 'lidar' is unknown (a warning)
+    frames.asked.clear()
+    for _ in range(3):
+        data = source.collect(ctx.clocks.now, frames)
+    assert frames.asked == [('lidar', ctx.clocks.now - NS)] * 3  # only the one not placed
+    frames.place('lidar', (0.0, 0.0, 1.0))
+    data = source.collect(ctx.clocks.now, frames)
+    assert data.frames == ('world',) * 51
+    frames.asked.clear()
+    source.collect(ctx.clocks.now, frames)
+    assert frames.asked == []
+    # A marker sent again at a new stamp is placed again, at that stamp.
+    send(source, ctx, cube('seen', 3, x=3, frame_id='head', frame_locked=False,
+                           stamp=ctx.clocks.now))
+    frames.place('head', (0.0, 4.0, 0.0))
+    data = source.collect(ctx.clocks.now, frames)
+    assert frames.asked == [('head', ctx.clocks.now)]
+    moved = [entry.body for entry in data.pieces].index('seen/3')
+    assert data.origins[moved][:3, 3].tolist() == [3.0, 4.0, 0.0]
+
+
 def test_a_bad_marker_is_a_rejected_piece_by_name():
     source, ctx, logger = marker_source()
     bad = cube('bad', 0, size=math.nan)

@@ -128,6 +128,8 @@ class MarkerSource(Source):
         self._fixed_frame = ''
         self._earliest_expiry = math.inf
         self._changed = True         # which markers there are, or their geometry
+        # The markers still to place at their stamps (None: look at every marker once).
+        self._unplaced = None
         self._moved = True           # where they sit
         self._data = SourceData()
         self._namespaces = ()        # per piece of the slot, its namespace's index
@@ -171,6 +173,7 @@ class MarkerSource(Source):
         self._limits = (config.max_message_bytes, config.max_markers_per_message)
         if config.fixed_frame != self._fixed_frame:
             self._fixed_frame, self._moved = config.fixed_frame, True
+            self._unplaced = None
         mesh = config.ingest_limits().mesh
         if mesh != self._mesh:
             self._mesh, self._rebuild = mesh, bool(self._markers)
@@ -302,7 +305,7 @@ class MarkerSource(Source):
         if op.action == Marker.DELETE:
             self._changed |= self._markers.pop(marker_id, None) is not None
             return
-        self._moved = True
+        self._moved, self._unplaced = True, None
         if expires is not None:
             self._earliest_expiry = min(self._earliest_expiry, expires)
         # A ~/links marker is part of its link: it always moves with it.
@@ -359,13 +362,22 @@ class MarkerSource(Source):
                                      if marker.expires is not None), default=math.inf)
 
     def _place_at_stamps(self, frames):
-        """Try to place every unplaced, not frame-locked marker at its stamp."""
+        """
+        Try to place every unplaced, not frame-locked marker at its stamp.
+
+        Only the markers not placed yet are visited: a thousand static obstacles cost a
+        look at each once, when they arrive, not every cycle.
+        """
         fixed_frame = self._fixed_frame
-        for marker_id, marker in self._markers.items():
-            placement = marker.placement
-            if placement is None or placement.frame_locked or \
-                    placement.frame_id == fixed_frame or fixed_frame in placement.placed:
+        if self._unplaced is None:
+            self._unplaced = [marker_id for marker_id, marker in self._markers.items()
+                              if _to_place(marker.placement, fixed_frame)]
+        waiting = []
+        for marker_id in self._unplaced:
+            marker = self._markers.get(marker_id)
+            if marker is None or not _to_place(marker.placement, fixed_frame):
                 continue
+            placement = marker.placement
             lookup = frames.lookup(fixed_frame, placement.frame_id, placement.stamp_ns)
             problem = ('placement', self.kind, marker_id)
             if lookup.status == TfStatus.OK:
@@ -373,12 +385,15 @@ class MarkerSource(Source):
                 placement.failure = ''
                 self._context.problems.resolve(problem)
                 self._moved = True
-            elif lookup.status != TfStatus.EXTRAPOLATION or lookup.past:
+                continue
+            waiting.append(marker_id)
+            if lookup.status != TfStatus.EXTRAPOLATION or lookup.past:
                 placement.failure = lookup.reason
                 self._context.problems.report(
                     problem, "%s '%s' (frame_locked false) cannot be placed at its stamp: %s; "
                     'its pairs are STALE' % (self.kind, marker.name, lookup.reason),
                     level='warning')
+        self._unplaced = waiting
 
     def _pieces(self):
         """
@@ -459,6 +474,12 @@ class MarkerSource(Source):
                            lambda key: "%s source '%s' publishes again" % (key.kind,
                                                                            key.namespace))
         self.stale_namespaces = sorted('%s:%s' % (self.kind, ns) for ns in stale)
+
+
+def _to_place(placement, fixed_frame):
+    """Whether a marker waits to be placed at its stamp in ``fixed_frame``."""
+    return placement is not None and not placement.frame_locked and \
+        placement.frame_id != fixed_frame and fixed_frame not in placement.placed
 
 
 def _named(pieces, mesh_use, name):
