@@ -142,6 +142,7 @@ def test_the_layout_places_pieces_as_their_sources_did_and_judges_them_per_sourc
     assert origins[by_name['obstacles/1']][0, 3] == 0.7
     assert [frames[index] for index in frame_index] == [
         'arm' if location.kind == LINK else 'world' for location in layout.locations]
+    assert layout.link_frames() == ['arm']  # the link pieces' frames (readiness asks)
     inputs = numpy.zeros(len(layout.locations), dtype=numpy.int64)
     times = numpy.full(len(layout.locations), TIMELESS, dtype=numpy.int64)
     layout.judge(world, inputs, times)
@@ -161,6 +162,7 @@ def test_a_piece_its_source_cannot_place_has_no_frame():
     frames, _, frame_index = layout.placement(world)
     index = [location.name for location in layout.locations].index('obstacles/0')
     assert frames == ['arm'] and frame_index[index] == len(frames)
+    assert layout.link_frames() == ['arm']
 
 
 def test_scope_and_records():

@@ -72,6 +72,7 @@ class Layout:
         self._origins = None
         self.rebuilds = 0
         self.locations = []
+        self._link_rows = numpy.zeros(0, dtype=numpy.int64)  # the link pieces' rows
         self.shapes = []
         self.marker_ids = []
         self.self_mask = numpy.zeros(0, dtype=bool)
@@ -127,6 +128,8 @@ class Layout:
                               config.obstacle_padding_of)
         self.self_mask = numpy.array([spec.self_pair for spec in layout.records], dtype=bool)
         self.locations = [locations[uid] for uid in layout.piece_uids]
+        self._link_rows = numpy.array([index for index, location in enumerate(self.locations)
+                                       if location.kind == LINK], dtype=numpy.int64)
         self.shapes = [by_uid[uid].shape for uid in layout.piece_uids]
         # A decomposed piece's parts share its key: their marker ids add the part index.
         self.marker_ids = [_stable_id(loc.key, _part_of(uid))
@@ -321,8 +324,8 @@ class Layout:
         if self._origins is None or self._placed_from is None:
             return []
         distinct, _, frame_index = self._origins
-        return [distinct[frame_index[index]] if frame_index[index] < len(distinct) else None
-                for index, location in enumerate(self.locations) if location.kind == LINK]
+        return [distinct[row] if row < len(distinct) else None
+                for row in frame_index[self._link_rows].tolist()]
 
 
 def _same_objects(first, second):
