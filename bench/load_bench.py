@@ -125,8 +125,9 @@ class Row:
         aggregator's with shards), not ``~/distances``: the compared rows load the machine
         alike (no node builds a record cloud, no one decodes it).
     one_core : bool
-        Every node on a CPU of its own (``taskset``; shard i on CPU i, a single node on CPU
-        0): one instance is one core's worth of work, whatever the node's threads could use.
+        Every node on a CPU of its own (``taskset``; shard i on the i-th CPU this process may
+        use, a single node on the first): one instance is one core's worth of work, whatever
+        the node's threads could use.
 
     """
 
@@ -150,9 +151,9 @@ class Row:
         return 1000.0 / self.rate_hz
 
 
-# The shard comparison's load: one node at this many obstacles just holds 100 Hz on this machine
-# (obstacles1000 took a full core at 9.6 ms a cycle); shards2 has SHARD_GROWTH times as many.
-SHARD_BASE_OBSTACLES = 600
+# The shard comparison's load: one node on one core just holds 100 Hz at this many obstacles on
+# this machine (cycles near 7 ms of the 10 ms period); shards2 has SHARD_GROWTH times as many.
+SHARD_BASE_OBSTACLES = 1200
 SHARD_GROWTH = 1.6
 SAFETY_P99 = 'safety_latency_p99_ms'
 
@@ -161,9 +162,11 @@ def shard_rows(base=SHARD_BASE_OBSTACLES):
     """
     Return the rows that measure how throughput grows with shards, ``base`` obstacles at 1x.
 
-    ``single_1x`` is the reference (one node that just holds 100 Hz), ``single_1.6x`` one node
-    with the shards' load (for contrast), ``shards2`` two shards with it: met when its TF ->
-    ~/safety p99 is at most the reference's in the same run. Only the safety path is read.
+    ``single_1x`` is the reference: one node on one core (an instance's share of the machine,
+    as each shard has one) that just holds 100 Hz. ``single_1.6x`` is one node with the shards'
+    load and both cores (its pair engine's two threads: for contrast), ``shards2`` two shards
+    with it, a core each: met when its TF -> ~/safety p99 is at most the reference's in the same
+    run. Only the safety path is read.
     """
     grown = round(SHARD_GROWTH * base)
     same = 'at most single_1x in the same run'
@@ -515,7 +518,7 @@ def start_nodes(row, options, children, work_dir):
     (``bench.load_shards``); their pids come from their ``/diagnostics`` instance.
     """
     if not row.shards:
-        prefix = cpu_prefix((0,) if row.one_core else ()).split()
+        prefix = cpu_prefix((load_shards.instance_cpu(0),) if row.one_core else ()).split()
         pid = children.start('node', prefix + live_node.launch_node_command(
             row.rate_hz, node_parameters(row, options)))
         return Recorder(row), pid

@@ -105,7 +105,7 @@ def shards_document(row, parameters_of):
                           **scope(row, index))
         shards[shard_name(index)] = {'parameters': nested(parameters)}
         if row.one_core:
-            shards[shard_name(index)]['cpus'] = [index]
+            shards[shard_name(index)]['cpus'] = [instance_cpu(index)]
     return {'shards': shards}
 
 
@@ -115,6 +115,15 @@ def write_shards_file(row, parameters_of, work_dir):
     with open(path, 'w') as out:
         yaml.safe_dump(shards_document(row, parameters_of), out, default_flow_style=None)
     return path
+
+
+def instance_cpu(index):
+    """Return the CPU of instance ``index`` of a one-core row: this process's CPUs in order."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if index >= len(cpus):
+        raise RuntimeError(f'instance {index} needs a CPU of its own; this process may use '
+                           f'{len(cpus)}')
+    return cpus[index]
 
 
 def ros2_command():

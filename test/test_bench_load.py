@@ -21,6 +21,7 @@ deserializer.
 """
 
 import math
+import os
 import pathlib
 import sys
 
@@ -280,6 +281,16 @@ def test_the_shard_rows_grow_the_reference_load_and_judge_against_it():
     assert rows['camera4_shards'].cameras == 4 and not rows['camera4_shards'].safety_only
     # The compared rows read the same outputs: the safety path only.
     assert all(rows[key].safety_only for key in ('single_1x', 'single_1.6x', 'shards2'))
+    # An instance is a core: the reference and each shard on one; the contrast on both.
+    assert rows['single_1x'].one_core and rows['shards2'].one_core
+    assert not rows['single_1.6x'].one_core and not rows['camera4_shards'].one_core
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    if len(cpus) == 2:  # (one CPU: the row cannot run, and says so)
+        document = load_shards.shards_document(rows['shards2'], lambda cameras: {})
+        assert [entry['cpus'] for entry in document['shards'].values()] == [cpus[:1],
+                                                                            cpus[1:]]
+    document = load_shards.shards_document(rows['camera4_shards'], lambda cameras: {})
+    assert all('cpus' not in entry for entry in document['shards'].values())
     references = {t.metric: t.reference for t in rows['shards2'].targets}
     assert references == {'safety_latency_p99_ms': 'single_1x', 'ready_pct': 'single_1x'}
     # --shard-obstacles scales all three; the other rows keep theirs.
