@@ -37,9 +37,10 @@ shapes are packed into flat arrays (``PackedShapes``).
 import numpy as np
 
 from ._jit import njit
-from .point_distance import (_box_gap, _core_distance, _facing_bound, _local, piece_closest)
-from .point_grid import (_box_block, _cell_centre, _cell_reach, grid_nearest,
-                         grid_remove_within, sort_cells)
+from .cell_bounds import box_gap_of_box, local_cell_box
+from .point_distance import (_box_gap, _core_distance, _facing_bound, _facing_box_bound, _local,
+                             piece_closest)
+from .point_grid import _box_block, grid_nearest, grid_remove_within, sort_cells
 from .query import VALUE_COLUMNS
 
 __all__ = ['NearestTracker', 'PackedShapes']
@@ -173,8 +174,8 @@ class NearestTracker:
         hints = np.full(count, -1, dtype=np.int64) if hints is None else \
             np.ascontiguousarray(hints, dtype=np.int64)
         grid = self.grid
-        anchor_candidates(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
-                          poses, *self.shapes.arguments(), hints, self.margin,
+        anchor_candidates(grid.points, grid.starts, grid.ends, grid.boxes, grid.low, grid.edge,
+                          grid.dims, poses, *self.shapes.arguments(), hints, self.margin,
                           self.capacity, self.indices, self.distances, self.counts,
                           self.margins, self.firsts, grid.work, self._blocks, self._result)
 
@@ -197,8 +198,8 @@ class NearestTracker:
         unsorted, cells, starts = grid.unsorted
         removed = filter_and_anchor(
             unsorted, grid.low, grid.edge, grid.dims, cells, starts, grid.points, grid.ends,
-            poses, *self.shapes.arguments(), *self.shapes.fields(float(padding)), float(padding),
-            near, hints, self.margin, self.capacity, self.indices, self.distances,
+            grid.boxes, poses, *self.shapes.arguments(), *self.shapes.fields(float(padding)),
+            float(padding), near, hints, self.margin, self.capacity, self.indices, self.distances,
             self.counts, self.margins, self.firsts, grid.work, self._blocks, self._result)
         grid.sorted_outside(removed)
         return int(removed)
@@ -239,8 +240,8 @@ class NearestTracker:
     def _track(self, poses, hints, same, rows, indices, first, step, scratch):
         grid = self.grid
         blocks, result, answer, point, work = scratch
-        track_nearest(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
-                      poses, self.anchors, *self.shapes.arguments(), self.indices,
+        track_nearest(grid.points, grid.starts, grid.ends, grid.boxes, grid.low, grid.edge,
+                      grid.dims, poses, self.anchors, *self.shapes.arguments(), self.indices,
                       self.distances, self.counts, self.margins, self.firsts, hints, same,
                       rows, indices, self.searched, first, step, work, blocks, result, answer,
                       point)
@@ -269,9 +270,9 @@ def _motion(pose, anchor, box):
 
 
 @njit
-def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets, plane_offsets,
-                      map_offsets, triangles, spheres, planes, plane_map, boxes, radii,
-                      cylinders, is_cylinder, centres, hints, margin, capacity, indices,
+def anchor_candidates(points, starts, ends, cell_boxes, low, edge, dims, poses, tri_offsets,
+                      plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
+                      radii, cylinders, is_cylinder, centres, hints, margin, capacity, indices,
                       distances, counts, margins, firsts, work, blocks, result):
     """Write each piece's nearest point, sorted candidates, margin (``NearestTracker.anchor``)."""
     for k in range(poses.shape[0]):
@@ -283,16 +284,17 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
         pla = planes[plane_offsets[k]:plane_offsets[k + 1]]
         pmap = plane_map[map_offsets[k]:map_offsets[k + 1]]
         result[0], result[1] = np.inf, -1.0
-        grid_nearest(points, starts, ends, low, edge, dims, poses[k], boxes[k], tri, sph, pla,
-                     radii[k], cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
-                     pmap, hints[k], result, work, blocks)
+        grid_nearest(points, starts, ends, cell_boxes, low, edge, dims, poses[k], boxes[k], tri,
+                     sph, pla, radii[k], cylinders[k, 0], cylinders[k, 1], is_cylinder[k],
+                     centres[k], pmap, hints[k], result, work, blocks)
         firsts[k] = np.int64(result[1])
         if result[1] < 0.0:
             continue
         nearest = result[0]
-        count, excluded = _gather(points, starts, ends, low, edge, dims, poses[k], boxes[k],
-                                  tri, sph, pla, radii[k], cylinders[k, 0], cylinders[k, 1],
-                                  is_cylinder[k], centres[k], pmap, nearest + 2.0 * margin,
+        count, excluded = _gather(points, starts, ends, cell_boxes, low, edge, dims, poses[k],
+                                  boxes[k], tri, sph, pla, radii[k], cylinders[k, 0],
+                                  cylinders[k, 1], is_cylinder[k], centres[k], pmap,
+                                  nearest + 2.0 * margin,
                                   indices[k], distances[k], capacity, blocks[0], work)
         _sort_heap(indices[k], distances[k], count)
         counts[k] = count
@@ -302,18 +304,19 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
 
 
 @njit
-def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, poses, tri_offsets,
-                      plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                      radii, cylinders, is_cylinder, centres, field_offsets, field_lows,
-                      field_edges, field_dims, field_values, padding, near, hints, margin,
-                      capacity, indices, distances, counts, margins, firsts, work, blocks, result):
+def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, cell_boxes, poses,
+                      tri_offsets, plane_offsets, map_offsets, triangles, spheres, planes,
+                      plane_map, boxes, radii, cylinders, is_cylinder, centres, field_offsets,
+                      field_lows, field_edges, field_dims, field_values, padding, near, hints,
+                      margin, capacity, indices, distances, counts, margins, firsts, work, blocks,
+                      result):
     """Sort into cells, remove the points near each piece, anchor: return how many removed."""
-    sort_cells(unsorted, low, edge, dims, cells, starts, points, ends)
+    sort_cells(unsorted, low, edge, dims, cells, starts, points, ends, cell_boxes)
     cell_starts = starts[:-1]
     removed = 0
     for k in range(poses.shape[0]):
         removed += grid_remove_within(
-            points, cell_starts, ends, low, edge, dims, poses[k], boxes[k],
+            points, cell_starts, ends, cell_boxes, low, edge, dims, poses[k], boxes[k],
             triangles[tri_offsets[k]:tri_offsets[k + 1]],
             spheres[tri_offsets[k]:tri_offsets[k + 1]],
             planes[plane_offsets[k]:plane_offsets[k + 1]], radii[k], cylinders[k, 0],
@@ -323,7 +326,7 @@ def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, po
             work, blocks[0])
     for k in range(poses.shape[0]):
         hints[k] = _kept_near(points, cell_starts, ends, low, edge, dims, near[k])
-    anchor_candidates(points, cell_starts, ends, low, edge, dims, poses, tri_offsets,
+    anchor_candidates(points, cell_starts, ends, cell_boxes, low, edge, dims, poses, tri_offsets,
                       plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
                       radii, cylinders, is_cylinder, centres, hints, margin, capacity, indices,
                       distances, counts, margins, firsts, work, blocks, result)
@@ -352,8 +355,8 @@ def _kept_near(points, starts, ends, low, edge, dims, position):
 
 
 @njit
-def _gather(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
-            radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, limit,
+def _gather(points, starts, ends, cell_boxes, low, edge, dims, pose, box, triangles, spheres,
+            planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, limit,
             heap_index, heap_distance, capacity, block, work):
     """
     Keep the (at most ``capacity``) nearest points within ``limit`` in a max-heap.
@@ -361,7 +364,6 @@ def _gather(points, starts, ends, low, edge, dims, pose, box, triangles, spheres
     Returns (count, excluded): a lower bound of the distance of every point not kept
     (``limit`` when all within it fit).
     """
-    reach = _cell_reach(edge)
     count, excluded = 0, limit
     visited = bounded = measured = 0
     _box_block(pose, box, limit, low, edge, dims, block)  # cells beyond are beyond ``limit``
@@ -373,9 +375,10 @@ def _gather(points, starts, ends, low, edge, dims, pose, box, triangles, spheres
                     continue
                 visited += 1
                 cutoff = heap_distance[0] if count == capacity else limit
-                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
-                bound = max(_box_gap(cx, cy, cz, box),
-                            _facing_bound(cx, cy, cz, centre, planes, plane_map) - radius) - reach
+                cx, cy, cz, ex, ey, ez = local_cell_box(cell_boxes, starts[cell], pose)
+                bound = max(box_gap_of_box(cx, cy, cz, ex, ey, ez, box),
+                            _facing_box_bound(cx, cy, cz, ex, ey, ez, centre, planes,
+                                              plane_map) - radius)
                 if bound > cutoff:
                     excluded = min(excluded, bound)
                     continue
@@ -446,11 +449,11 @@ def _sort_heap(index, distance, count):
 
 
 @njit
-def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_offsets,
-                  plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                  radii, cylinders, is_cylinder, centres, indices, distances, counts,
-                  margins, firsts, hints, same, rows, nearest, searched, first, step, work,
-                  blocks, result, answer, point):
+def track_nearest(points, starts, ends, cell_boxes, low, edge, dims, poses, anchors, tri_offsets,
+                  plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes, radii,
+                  cylinders, is_cylinder, centres, indices, distances, counts, margins, firsts,
+                  hints, same, rows, nearest, searched, first, step, work, blocks, result, answer,
+                  point):
     """Write the nearest point and answer row of every ``step``-th piece from ``first``."""
     measured = 0
     for k in range(first, poses.shape[0], step):
@@ -468,9 +471,9 @@ def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_off
         if searched[k]:
             # The anchor's nearest point when there is no better hint.
             hint = hints[k] if hints[k] >= 0 else firsts[k]
-            grid_nearest(points, starts, ends, low, edge, dims, pose, boxes[k], tri, sph, pla,
-                         radius, cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
-                         pmap, hint, result, work, blocks)
+            grid_nearest(points, starts, ends, cell_boxes, low, edge, dims, pose, boxes[k], tri,
+                         sph, pla, radius, cylinders[k, 0], cylinders[k, 1], is_cylinder[k],
+                         centres[k], pmap, hint, result, work, blocks)
         else:
             best, best_index = np.inf, -1
             for c in range(counts[k]):
