@@ -422,6 +422,20 @@ def _facing_box_bound(x, y, z, ex, ey, ez, centre, planes, plane_map):
 
 
 @njit
+def _cannot_beat(x, y, z, best, box, centre, planes, plane_map, radius):
+    """
+    Whether cheap lower bounds show local (x, y, z) no nearer than ``best``.
+
+    The bounds: the gap to the piece's box (the piece lies in it; a point inside the box is not
+    bounded by it) and the face planes facing the point.
+    """
+    gap = _box_gap(x, y, z, box)
+    if gap > 0.0 and gap >= best:
+        return True
+    return _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best
+
+
+@njit
 def _box_gap(x, y, z, box):
     gx = max(box[0, 0] - x, 0.0, x - box[1, 0])
     gy = max(box[0, 1] - y, 0.0, y - box[1, 1])

@@ -33,8 +33,8 @@ import numpy as np
 
 from ._jit import njit
 from .cell_bounds import box_gap_of_box, fill_cell_box, fill_cell_boxes, local_cell_box
-from .point_distance import (_box_gap, _core_distance, _facing_bound, _facing_box_bound,
-                             _field_value, _local, _within)
+from .point_distance import (_box_gap, _cannot_beat, _core_distance, _facing_bound,
+                             _facing_box_bound, _field_value, _local, _within)
 from .query import VALUE_COLUMNS
 
 __all__ = ['CloudGatherer', 'nearest_answer', 'NearestPoint', 'PointGrid']
@@ -512,10 +512,7 @@ def _search_block(points, starts, ends, cell_boxes, dims, pose, box, triangles, 
                 for i in range(starts[cell], ends[cell]):
                     bounded += 1
                     x, y, z = _local(points, i, pose)
-                    gap = _box_gap(x, y, z, box)
-                    if gap > 0.0 and gap >= best:
-                        continue
-                    if _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best:
+                    if _cannot_beat(x, y, z, best, box, centre, planes, plane_map, radius):
                         continue
                     measured += 1
                     distance = _core_distance(x, y, z, triangles, spheres, planes,

@@ -38,8 +38,8 @@ import numpy as np
 
 from ._jit import njit
 from .cell_bounds import box_gap_of_box, local_cell_box
-from .point_distance import (_box_gap, _core_distance, _facing_bound, _facing_box_bound, _local,
-                             piece_closest)
+from .point_distance import (_box_gap, _cannot_beat, _core_distance, _facing_bound,
+                             _facing_box_bound, _local, piece_closest)
 from .point_grid import _box_block, grid_nearest, grid_remove_within, sort_cells
 from .query import VALUE_COLUMNS
 
@@ -455,7 +455,7 @@ def track_nearest(points, starts, ends, cell_boxes, low, edge, dims, poses, anch
                   hints, same, rows, nearest, searched, first, step, work, blocks, result, answer,
                   point):
     """Write the nearest point and answer row of every ``step``-th piece from ``first``."""
-    measured = 0
+    bounded = measured = 0
     for k in range(first, poses.shape[0], step):
         searched[k] = False
         if same[k]:
@@ -481,6 +481,11 @@ def track_nearest(points, starts, ends, cell_boxes, low, edge, dims, poses, anch
                     break  # sorted: no later candidate can be nearer
                 i = indices[k, c]
                 x, y, z = _local(points, i, pose)
+                bounded += 1
+                # Bounded at the new pose as the grid search bounds a point: many candidates
+                # of a flat piece over a floor are about as near as the best.
+                if _cannot_beat(x, y, z, best, boxes[k], centres[k], pla, pmap, radius):
+                    continue
                 measured += 1
                 distance = _core_distance(x, y, z, tri, sph, pla, cylinders[k, 0],
                                           cylinders[k, 1], is_cylinder[k],
@@ -502,4 +507,5 @@ def track_nearest(points, starts, ends, cell_boxes, low, edge, dims, poses, anch
             rows[k, 4 + c] = point[0, c]
             rows[k, 7 + c] = answer[4 + c]
         rows[k, 10] = 0.0
+    work[1] += bounded
     work[2] += measured
