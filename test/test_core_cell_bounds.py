@@ -146,3 +146,29 @@ def test_a_cell_box_never_bounds_above_one_of_its_points(seed, scale, far):
                 assert facing <= _facing_bound(x, y, z, piece.center, piece.planes, same)
             elif row < 0:
                 assert facing == -numpy.inf
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), kind=st.sampled_from(KINDS),
+       cell=st.sampled_from([0.05, 0.3]))
+def test_row_spans_and_boxes_cover_every_kept_point(seed, kind, cell):
+    """Spans are exact after the sort and still hold every cell with points after a filter."""
+    rng = numpy.random.default_rng(seed)
+    points = cloud(rng, kind, 1.0, numpy.zeros(3), cell)
+    grid = PointGrid(points, cell=cell)
+    filled = (grid.ends > grid.starts).reshape(-1, grid.dims[0])
+    for row, cells in enumerate(filled):
+        columns = numpy.flatnonzero(cells)
+        want = (columns[0], columns[-1] + 1) if len(columns) else (0, 0)
+        assert tuple(grid.row_spans[row]) == want
+    pieces, poses = pieces_and_poses(rng, 1.0, numpy.zeros(3))
+    grid.remove_near(list(zip(pieces, poses)), 0.05)
+    filled = (grid.ends > grid.starts).reshape(-1, grid.dims[0])
+    for row, cells in enumerate(filled):
+        columns = numpy.flatnonzero(cells)
+        assert all(grid.row_spans[row, 0] <= column < grid.row_spans[row, 1]
+                   for column in columns)
+    for cell in numpy.flatnonzero(grid.ends > grid.starts):
+        block = grid.points[grid.starts[cell]:grid.ends[cell]]
+        numpy.testing.assert_array_equal(grid.boxes[grid.starts[cell]],
+                                         numpy.r_[block.min(axis=0), block.max(axis=0)])

@@ -19,6 +19,8 @@ A grid cell (``gjk_ros.core.point_grid``) holds ``points[starts[c]:ends[c]]``; i
 world-aligned box of those points, stored at row ``starts[c]`` of a (n, 6) array (smallest,
 then largest coordinates), so only the cells that hold points have one and the memory follows
 the cloud, not the grid. A cell of floor points is a flat box, far tighter than its cube.
+Each row of cells along x also keeps the span of its cells with points (a camera sees surfaces:
+most cells are empty), so a search iterates no empty cell outside those spans.
 
 In a piece's frame the box is the box around the rotated one: centre R^T (m - t), half extents
 |R^T| h (an oriented box inside its axis-aligned hull). Two lower bounds of the distance of every
@@ -36,7 +38,7 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ['fill_cell_box', 'fill_cell_boxes', 'local_cell_box', 'box_gap_of_box']
+__all__ = ['box_gap_of_box', 'fill_cell_box', 'fill_cell_boxes', 'local_cell_box']
 
 # Relative (to the coordinates' magnitude) and absolute rounding allowance of a local cell box:
 # its centre and extents take a few float64 operations, each an ulp (1e-16) of the coordinates.
@@ -58,11 +60,22 @@ def fill_cell_box(points, first, last, cell_boxes):
 
 
 @njit
-def fill_cell_boxes(points, starts, ends, cell_boxes):
-    """Write the box of every cell that holds points (``starts`` may hold one more entry)."""
-    for cell in range(ends.shape[0]):
-        if starts[cell] < ends[cell]:
-            fill_cell_box(points, starts[cell], ends[cell], cell_boxes)
+def fill_cell_boxes(points, starts, ends, dims, cell_boxes, row_spans):
+    """
+    Write the box of every cell that holds points, and each row's span of such cells.
+
+    A row is the cells along x at one (y, z): ``row_spans[y + dims_y * z]`` is the first and
+    one past the last x of its cells with points ((0, 0): none), so a search skips the empty
+    cells around them. A self-filter only empties cells: the spans stay true.
+    """
+    for row in range(dims[1] * dims[2]):
+        first, last = dims[0], 0
+        for ix in range(dims[0]):
+            cell = ix + dims[0] * row
+            if starts[cell] < ends[cell]:
+                fill_cell_box(points, starts[cell], ends[cell], cell_boxes)
+                first, last = min(first, ix), ix + 1
+        row_spans[row, 0], row_spans[row, 1] = min(first, last), last
 
 
 @njit

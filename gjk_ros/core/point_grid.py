@@ -87,6 +87,9 @@ class PointGrid:
     boxes : (n, 6) float
         The box of each cell's kept points, at the row of its first point
         (``gjk_ros.core.cell_bounds``; rows of no cell's first point are unset).
+    row_spans : (dims_y * dims_z, 2) int64
+        Per row of cells along x, the first and one past the last cell that held points
+        (``gjk_ros.core.cell_bounds``): the searches skip the empty cells around them.
     work : (3,) int64
         Machine-independent work so far: cells visited, points bounded, points measured
         exactly (triangles or face planes).
@@ -113,12 +116,13 @@ class PointGrid:
         self.points = np.empty((count, 3))
         self.starts, self.ends = starts[:-1], np.empty_like(starts[1:])
         self.boxes = np.empty((count, 6))
+        self.row_spans = np.empty((int(dims[1] * dims[2]), 2), dtype=np.int64)
         # Unsorted, the grid is for a caller that sorts within a larger compiled call
         # (``sort_cells`` with these arrays: ``gjk_ros.core.point_tracking.prepare_cloud``).
         self.unsorted = (points, np.empty(count, dtype=np.int32), starts)
         if sort:
             sort_cells(points, low, edge, dims, self.unsorted[1], starts, self.points,
-                       self.ends, self.boxes)
+                       self.ends, self.boxes, self.row_spans)
             self.unsorted = None
         self._count = count
         self.work = np.zeros(3, dtype=np.int64)
@@ -165,11 +169,12 @@ class PointGrid:
         for shape, pose in pieces:
             field_low, field_edge, field_dims, field_values = shape.field(padding)
             dropped += grid_remove_within(
-                self.points, self.starts, self.ends, self.boxes, self.low, self.edge, self.dims,
-                np.ascontiguousarray(pose, dtype=np.float64), shape.box, shape.triangles,
-                shape.spheres, shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
-                shape.is_cylinder, shape.center, shape.plane_map, float(padding), field_low,
-                field_edge, field_dims, field_values, self.work, self._blocks[0])
+                self.points, self.starts, self.ends, self.boxes, self.row_spans, self.low,
+                self.edge, self.dims, np.ascontiguousarray(pose, dtype=np.float64), shape.box,
+                shape.triangles, shape.spheres, shape.planes, shape.radius, shape.cylinder[0],
+                shape.cylinder[1], shape.is_cylinder, shape.center, shape.plane_map,
+                float(padding), field_low, field_edge, field_dims, field_values, self.work,
+                self._blocks[0])
         self._count -= dropped
         return int(dropped)
 
@@ -189,11 +194,11 @@ class PointGrid:
         """
         pose = np.ascontiguousarray(pose, dtype=np.float64)
         result = np.array([np.inf, -1.0])
-        grid_nearest(self.points, self.starts, self.ends, self.boxes, self.low, self.edge,
-                     self.dims, pose, shape.box, shape.triangles, shape.spheres, shape.planes,
-                     shape.radius, shape.cylinder[0], shape.cylinder[1], shape.is_cylinder,
-                     shape.center, shape.plane_map, -1 if hint is None else int(hint), result,
-                     self.work, self._blocks)
+        grid_nearest(self.points, self.starts, self.ends, self.boxes, self.row_spans, self.low,
+                     self.edge, self.dims, pose, shape.box, shape.triangles, shape.spheres,
+                     shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
+                     shape.is_cylinder, shape.center, shape.plane_map,
+                     -1 if hint is None else int(hint), result, self.work, self._blocks)
         index = int(result[1])
         row = np.full(VALUE_COLUMNS, np.nan)
         if index >= 0:
@@ -367,12 +372,12 @@ def sort_into_cells(points, low, edge, dims, cells, starts, out):
 
 
 @njit
-def sort_cells(points, low, edge, dims, cells, starts, out, ends, boxes):
-    """``sort_into_cells``, each cell's end (its block is then whole) and box (``boxes``)."""
+def sort_cells(points, low, edge, dims, cells, starts, out, ends, boxes, row_spans):
+    """``sort_into_cells``, each cell's end (its block is then whole), box and row extent."""
     sort_into_cells(points, low, edge, dims, cells, starts, out)
     for cell in range(ends.shape[0]):
         ends[cell] = starts[cell + 1]
-    fill_cell_boxes(out, starts, ends, boxes)
+    fill_cell_boxes(out, starts, ends, dims, boxes, row_spans)
 
 
 @njit
@@ -444,9 +449,9 @@ def point_bounds(points, bounds):
 
 
 @njit
-def grid_nearest(points, starts, ends, cell_boxes, low, edge, dims, pose, box, triangles,
-                 spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
-                 plane_map, hint, result, work, blocks):
+def grid_nearest(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose, box,
+                 triangles, spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder,
+                 centre, plane_map, hint, result, work, blocks):
     """
     Nearest grid point to the piece; ``result`` is (best distance, index) in and out.
 
@@ -471,8 +476,8 @@ def grid_nearest(points, starts, ends, cell_boxes, low, edge, dims, pose, box, t
     margin = edge
     while True:
         _box_block(pose, box, min(margin, result[0]), low, edge, dims, block)
-        _search_block(points, starts, ends, cell_boxes, dims, pose, box, triangles, spheres,
-                      planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
+        _search_block(points, starts, ends, cell_boxes, row_spans, dims, pose, box, triangles,
+                      spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
                       plane_map, block, inner, result, work)
         whole = block[0, 0] == 0 and block[1, 0] == 0 and block[2, 0] == 0 and \
             block[0, 1] == dims[0] and block[1, 1] == dims[1] and block[2, 1] == dims[2]
@@ -484,16 +489,18 @@ def grid_nearest(points, starts, ends, cell_boxes, low, edge, dims, pose, box, t
 
 
 @njit
-def _search_block(points, starts, ends, cell_boxes, dims, pose, box, triangles, spheres, planes,
-                  radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, block,
-                  inner, result, work):
+def _search_block(points, starts, ends, cell_boxes, row_spans, dims, pose, box, triangles, spheres,
+                  planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map,
+                  block, inner, result, work):
     best, best_index = result[0], result[1]
     # Work is counted in locals: a store to ``work`` per point could alias ``points`` and
     # would make the compiler reload everything after it.
     visited = bounded = measured = 0
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
-            for ix in range(block[0, 0], block[0, 1]):
+            row = iy + dims[1] * iz  # its cells with points are in row_spans[row]
+            for ix in range(max(block[0, 0], row_spans[row, 0]),
+                            min(block[0, 1], row_spans[row, 1])):
                 if _inside_block(ix, iy, iz, inner):
                     continue
                 cell = ix + dims[0] * (iy + dims[1] * iz)
@@ -527,10 +534,10 @@ def _search_block(points, starts, ends, cell_boxes, dims, pose, box, triangles, 
 
 
 @njit
-def grid_remove_within(points, starts, ends, cell_boxes, low, edge, dims, pose, box,
+def grid_remove_within(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose, box,
                        triangles, spheres, planes, radius, cylinder_radius, cylinder_half,
-                       is_cylinder, centre, plane_map, padding, field_low, field_edge,
-                       field_dims, field_values, work, block):
+                       is_cylinder, centre, plane_map, padding, field_low, field_edge, field_dims,
+                       field_values, work, block):
     """
     Remove the grid points at most ``padding`` from the piece; return how many.
 
@@ -548,7 +555,9 @@ def grid_remove_within(points, starts, ends, cell_boxes, low, edge, dims, pose, 
     _box_block(pose, box, padding, low, edge, dims, block)
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
-            for ix in range(block[0, 0], block[0, 1]):
+            row = iy + dims[1] * iz  # its cells with points are in row_spans[row]
+            for ix in range(max(block[0, 0], row_spans[row, 0]),
+                            min(block[0, 1], row_spans[row, 1])):
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
