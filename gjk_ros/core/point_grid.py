@@ -101,9 +101,10 @@ class PointGrid:
         count = points.shape[0]
         if not count:
             bounds = np.zeros((2, 3))
-        elif bounds is None:
-            bounds = np.zeros((2, 3))
-            point_bounds(points, bounds)
+        elif bounds is None:  # the box of all the points, as of one cell's
+            bounds = np.empty((1, 6))
+            fill_cell_box(points, 0, count, bounds)
+            bounds = bounds.reshape(2, 3)
         low, span = np.array(bounds[0], dtype=np.float64), bounds[1] - bounds[0]
         edge = max(float(cell), float(np.prod(span + cell)) ** (1.0 / 3.0)
                    / max_cells ** (1.0 / 3.0))
@@ -433,19 +434,6 @@ def _cell_reach(edge):
     Grown for the rounding of the binning (a point may land an ulp outside its cell).
     """
     return 0.5 * np.sqrt(3.0) * edge * (1.0 + _FIELD_ROUNDING) + _FIELD_ROUNDING
-
-
-@njit
-def point_bounds(points, bounds):
-    """Write the smallest and largest coordinates of the points to bounds[0] and bounds[1]."""
-    low_x = low_y = low_z = np.inf
-    high_x = high_y = high_z = -np.inf
-    for i in range(points.shape[0]):
-        x, y, z = points[i, 0], points[i, 1], points[i, 2]
-        low_x, low_y, low_z = min(low_x, x), min(low_y, y), min(low_z, z)
-        high_x, high_y, high_z = max(high_x, x), max(high_y, y), max(high_z, z)
-    bounds[0, 0], bounds[0, 1], bounds[0, 2] = low_x, low_y, low_z
-    bounds[1, 0], bounds[1, 1], bounds[1, 2] = high_x, high_y, high_z
 
 
 @njit
