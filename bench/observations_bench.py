@@ -26,7 +26,8 @@ the node's own functions (gjk_ros/ros/sources/observations.py), at 30 Hz (one cl
   the same for the same points in random order (no two neighbours adjacent in memory: the
   worst case for the grid's counting sort);
 - **per cycle** (the compute thread): the exact nearest point of every link piece, the arm
-  moving a little each cycle (tracked: each search starts from the last answer);
+  moving a little each cycle (tracked: each search starts from the last answer); and the
+  node's path, every piece at once from its candidates or the grid (``NearestTracker``);
 - **cloud -> distances latency**: per-cloud time + the first cycle's search in that cloud (a
   new cloud starts from the last cloud's nearest points); the node adds the wait for its next
   cycle (at most one period) and the measurement of the pairs;
@@ -164,6 +165,7 @@ def run(args):
     cloud = clouds['last']
     cycles = cycle_figures(cloud, clouds['answers'], kinematics, pieces, prepared, q,
                            args.cycles)
+    tracked = tracked_figures(cloud, kinematics, pieces, q, args.cycles)
     filtered = filter_check(gatherer, decode_pointcloud2(data)[1], camera, limits, links,
                             cloud)
     exact = exact_minimum(cloud, prepared, poses)
@@ -174,7 +176,9 @@ def run(args):
             'first': clouds['first'],
             'cloud_cpu': clouds['cpu'], 'cycle_cpu': cycles['cpu'],
             'shuffled': worst['time'], 'shuffled_cpu': worst['cpu'],
-            'error': max(cycles['error'], clouds['error'], worst['error']),
+            'error': max(cycles['error'], clouds['error'], worst['error'], tracked['error']),
+            'tracked': tracked['time'], 'tracked_cpu': tracked['cpu'],
+            'work_tracked': tracked['work'], 'searched': tracked['searched'],
             'filter_exact': filtered,
             'work_cloud': clouds['work'], 'work_cycle': cycles['work'],
             'gap': cycles['gap'], 'baseline': baseline, 'load': os.getloadavg()[0],
@@ -246,6 +250,34 @@ def cycle_figures(cloud, answers, kinematics, pieces, prepared, q, cycles):
             'work': work.tolist(), 'gap': gap, 'records': percentiles(record_times),
             'gjk': percentiles(gjk_times), 'record_error': record_error,
             'pairs': len(by_gjk.layout.pairs)}
+
+
+def tracked_figures(cloud, kinematics, pieces, q, cycles):
+    """
+    Per cycle, the node's path: ``NearestTracker.nearest`` for every piece at once.
+
+    A piece that moved within its margin is answered from its candidates, else searched in
+    the grid (one thread here; the node shares the pieces with a helper thread). Starts at the
+    cloud's anchor poses, the arm moving as in ``cycle_figures``.
+    """
+    tracker = cloud.tracker
+    hints = numpy.full(len(pieces), -1, dtype=numpy.int64)
+    times, cpu, searched, error = [], [], 0, 0.0
+    kept = cloud.grid.kept()
+    before = cloud.grid.work.copy()
+    for step in range(cycles):
+        poses = numpy.stack(posed(kinematics, pieces, q + 0.002 * step))
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        rows, hints = tracker.nearest(poses, hints)
+        times.append(time.perf_counter() - started)
+        cpu.append(time.thread_time() - cpu_started)
+        searched += int(tracker.searched.sum())
+        if step % 10 == 0:
+            for k, (shape, pose) in enumerate(zip(tracker.shapes.shapes, poses)):
+                error = max(error, abs(rows[k, 0] - shape.signed_distances(kept, pose).min()))
+    work = (cloud.grid.work - before) // max(cycles, 1)
+    return {'time': percentiles(times), 'cpu': percentiles(cpu), 'error': error,
+            'work': work.tolist(), 'searched': searched / max(cycles, 1)}
 
 
 def _at(point):
@@ -357,6 +389,9 @@ def report(figures, args):
         '%.1f | %.1f | %.1f |' % (figures['shuffled'] + figures['shuffled_cpu']),
         '| per cycle: exact nearest point of every piece, tracked (compute thread) | %.1f | '
         '%.1f | %.1f | %.1f |' % (figures['cycle'] + figures['cycle_cpu']),
+        "| per cycle: the node's path, every piece at once from its candidates or the grid "
+        '(``NearestTracker.nearest``, one thread) | %.1f | %.1f | %.1f | %.1f |'
+        % (figures['tracked'] + figures['tracked_cpu']),
         '| per cycle: the records of the cloud, from the answers of the searches (compute '
         'thread) | '
         '%.2f | %.2f | | |' % figures['records'],
@@ -383,6 +418,10 @@ def report(figures, args):
         'Work per cloud (self-filter): %d cells visited, %d points bounded, %d measured '
         'exactly; per cycle (every piece): %d cells, %d points bounded, %d measured exactly.'
         % tuple(figures['work_cloud'] + figures['work_cycle']), '',
+        "The node's path per cycle: %d cells, %d points bounded (candidates included), %d "
+        'measured exactly; %.1f of %d pieces searched in the grid (moved beyond their '
+        'margin), the others answered from their candidates.'
+        % tuple(figures['work_tracked'] + [figures['searched'], figures['pieces']]), '',
         'Output gap at %g Hz: the cycle waits for its nearest-point searches, so the longest '
         'gap between two outputs is %.2f cycles (the cloud itself is processed on a '
         'background thread).' % (RATE_HZ, figures['gap']), '',

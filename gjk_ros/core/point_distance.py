@@ -383,19 +383,56 @@ def _direction_bin(x, y, z, centre, bins):
 
 
 @njit
+def _facing_row(x, y, z, centre, plane_map):
+    """Return the row of ``plane_map`` for local (x, y, z), or -1 (no planes, at the centre)."""
+    if plane_map.shape[0] == 0:
+        return -1
+    return _direction_bin(x, y, z, centre, _MAP_BINS)  # facing_planes' bins
+
+
+@njit
 def _facing_bound(x, y, z, centre, planes, plane_map):
     """Return a lower bound of the distance: the largest value of the planes facing it."""
-    if plane_map.shape[0] == 0:
-        return -np.inf
-    where = _direction_bin(x, y, z, centre, _MAP_BINS)  # facing_planes' bins
-    if where < 0:
-        return -np.inf
+    where = _facing_row(x, y, z, centre, plane_map)
     bound = -np.inf
-    for k in range(plane_map.shape[1]):
+    for k in range(plane_map.shape[1] if where >= 0 else 0):
         f = plane_map[where, k]
         bound = max(bound, planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z
                     + planes[f, 3])
     return bound
+
+
+@njit
+def _facing_box_bound(x, y, z, ex, ey, ez, centre, planes, plane_map):
+    """
+    Return a lower bound of the distance of every point of a box (centre, half extents).
+
+    Any face plane bounds the distance from below; its smallest value over the box is at the
+    corner against its normal: n . c + d - sum_i |n_i| e_i. The planes are those facing the
+    box's centre.
+    """
+    where = _facing_row(x, y, z, centre, plane_map)
+    bound = -np.inf
+    for k in range(plane_map.shape[1] if where >= 0 else 0):
+        f = plane_map[where, k]
+        reach = abs(planes[f, 0]) * ex + abs(planes[f, 1]) * ey + abs(planes[f, 2]) * ez
+        bound = max(bound, planes[f, 0] * x + planes[f, 1] * y + planes[f, 2] * z
+                    + planes[f, 3] - reach)
+    return bound
+
+
+@njit
+def _cannot_beat(x, y, z, best, box, centre, planes, plane_map, radius):
+    """
+    Whether cheap lower bounds show local (x, y, z) no nearer than ``best``.
+
+    The bounds: the gap to the piece's box (the piece lies in it; a point inside the box is not
+    bounded by it) and the face planes facing the point.
+    """
+    gap = _box_gap(x, y, z, box)
+    if gap > 0.0 and gap >= best:
+        return True
+    return _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best
 
 
 @njit

@@ -17,10 +17,12 @@ Sensor clouds gathered in one pass and bucketed in a grid of cells, searched exa
 
 A sensor cloud (``CloudGatherer``, ``PointGrid``) is gathered in one pass over its coordinates
 and bucketed by a counting sort; the self-filter and the nearest-point search visit only the
-cells near a piece, bounded by the piece's box, its face planes and (for the self-filter) the
-piece's distance field (``gjk_ros.core.point_distance``), whose values are exact at cell
-centres: the signed distance is 1-Lipschitz, so a field value decides a point unless it lies
-within half a cell diagonal of the padding, and those points are measured exactly. Every
+cells near a piece. A cell is skipped by lower bounds over the box of its points
+(``gjk_ros.core.cell_bounds``): the gap to the piece's box and the piece's face planes, and
+for the self-filter the piece's distance field (``gjk_ros.core.point_distance``), whose values
+are exact at field cell centres: the signed distance is 1-Lipschitz, so a field value decides
+a point unless it lies within half a field cell diagonal of the padding, and those points are
+measured exactly. Every
 answer equals measuring every point, and the nearest-point search answers in full: the
 distance, the witness on the piece, the cloud point and the normal.
 """
@@ -30,8 +32,9 @@ import collections
 import numpy as np
 
 from ._jit import njit
-from .point_distance import (_box_gap, _core_distance, _facing_bound, _field_value, _local,
-                             _within)
+from .cell_bounds import box_gap_of_box, fill_cell_box, fill_cell_boxes, local_cell_box
+from .point_distance import (_box_gap, _cannot_beat, _core_distance, _facing_bound,
+                             _facing_box_bound, _field_value, _local, _within)
 from .query import VALUE_COLUMNS
 
 __all__ = ['CloudGatherer', 'nearest_answer', 'NearestPoint', 'PointGrid']
@@ -81,6 +84,12 @@ class PointGrid:
 
     Attributes
     ----------
+    boxes : (n, 6) float
+        The box of each cell's kept points, at the row of its first point
+        (``gjk_ros.core.cell_bounds``; rows of no cell's first point are unset).
+    row_spans : (dims_y * dims_z, 2) int64
+        Per row of cells along x, the first and one past the last cell that held points
+        (``gjk_ros.core.cell_bounds``): the searches skip the empty cells around them.
     work : (3,) int64
         Machine-independent work so far: cells visited, points bounded, points measured
         exactly (triangles or face planes).
@@ -92,9 +101,10 @@ class PointGrid:
         count = points.shape[0]
         if not count:
             bounds = np.zeros((2, 3))
-        elif bounds is None:
-            bounds = np.zeros((2, 3))
-            point_bounds(points, bounds)
+        elif bounds is None:  # the box of all the points, as of one cell's
+            bounds = np.empty((1, 6))
+            fill_cell_box(points, 0, count, bounds)
+            bounds = bounds.reshape(2, 3)
         low, span = np.array(bounds[0], dtype=np.float64), bounds[1] - bounds[0]
         edge = max(float(cell), float(np.prod(span + cell)) ** (1.0 / 3.0)
                    / max_cells ** (1.0 / 3.0))
@@ -106,12 +116,14 @@ class PointGrid:
         starts = np.zeros(int(np.prod(dims)) + 1, dtype=np.int64)
         self.points = np.empty((count, 3))
         self.starts, self.ends = starts[:-1], np.empty_like(starts[1:])
+        self.boxes = np.empty((count, 6))
+        self.row_spans = np.empty((int(dims[1] * dims[2]), 2), dtype=np.int64)
         # Unsorted, the grid is for a caller that sorts within a larger compiled call
         # (``sort_cells`` with these arrays: ``gjk_ros.core.point_tracking.prepare_cloud``).
         self.unsorted = (points, np.empty(count, dtype=np.int32), starts)
         if sort:
             sort_cells(points, low, edge, dims, self.unsorted[1], starts, self.points,
-                       self.ends)
+                       self.ends, self.boxes, self.row_spans)
             self.unsorted = None
         self._count = count
         self.work = np.zeros(3, dtype=np.int64)
@@ -158,11 +170,12 @@ class PointGrid:
         for shape, pose in pieces:
             field_low, field_edge, field_dims, field_values = shape.field(padding)
             dropped += grid_remove_within(
-                self.points, self.starts, self.ends, self.low, self.edge, self.dims,
-                np.ascontiguousarray(pose, dtype=np.float64), shape.box, shape.triangles,
-                shape.spheres, shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
-                shape.is_cylinder, shape.center, shape.plane_map, float(padding), field_low,
-                field_edge, field_dims, field_values, self.work, self._blocks[0])
+                self.points, self.starts, self.ends, self.boxes, self.row_spans, self.low,
+                self.edge, self.dims, np.ascontiguousarray(pose, dtype=np.float64), shape.box,
+                shape.triangles, shape.spheres, shape.planes, shape.radius, shape.cylinder[0],
+                shape.cylinder[1], shape.is_cylinder, shape.center, shape.plane_map,
+                float(padding), field_low, field_edge, field_dims, field_values, self.work,
+                self._blocks[0])
         self._count -= dropped
         return int(dropped)
 
@@ -174,18 +187,19 @@ class PointGrid:
         witness and normal of the winning point are measured once, after the search). With no
         point kept: distance inf, index -1, NaN vectors. ``hint`` (a point index, e.g. the
         last answer) gives a first bound. The cells are searched in growing blocks around the
-        piece's box, a cell is skipped when its distance to the box exceeds the best distance
-        so far, and each point is bounded by the box and the face planes before its boundary
+        piece's box, a cell is skipped when a lower bound over the box of its points (its gap
+        to the piece's box, its face-plane values) is no better than the best distance so
+        far, and each point is bounded by the box and the face planes before its boundary
         triangles are measured; the search stops once the block reaches farther than the
         best distance.
         """
         pose = np.ascontiguousarray(pose, dtype=np.float64)
         result = np.array([np.inf, -1.0])
-        grid_nearest(self.points, self.starts, self.ends, self.low, self.edge, self.dims,
-                     pose, shape.box, shape.triangles, shape.spheres, shape.planes, shape.radius,
-                     shape.cylinder[0], shape.cylinder[1], shape.is_cylinder, shape.center,
-                     shape.plane_map, -1 if hint is None else int(hint), result, self.work,
-                     self._blocks)
+        grid_nearest(self.points, self.starts, self.ends, self.boxes, self.row_spans, self.low,
+                     self.edge, self.dims, pose, shape.box, shape.triangles, shape.spheres,
+                     shape.planes, shape.radius, shape.cylinder[0], shape.cylinder[1],
+                     shape.is_cylinder, shape.center, shape.plane_map,
+                     -1 if hint is None else int(hint), result, self.work, self._blocks)
         index = int(result[1])
         row = np.full(VALUE_COLUMNS, np.nan)
         if index >= 0:
@@ -320,8 +334,8 @@ def _cell_index(x, y, z, low, inverse_edge, dims):
     Return the flat cell of a point (x + dims_x * (y + dims_y * z)), clamped to the grid.
 
     Truncation is the floor here: a negative offset (a rounding below ``low``) clamps to cell 0
-    either way. A product by the inverse edge may put a point an ulp outside its cell, which
-    ``_cell_reach`` allows for.
+    either way. A product by the inverse edge may put a point an ulp outside its cell: the
+    searches bound a cell by the box of its points (``gjk_ros.core.cell_bounds``), not its cube.
     """
     ix = min(max(np.int64((x - low[0]) * inverse_edge), 0), dims[0] - 1)
     iy = min(max(np.int64((y - low[1]) * inverse_edge), 0), dims[1] - 1)
@@ -359,11 +373,12 @@ def sort_into_cells(points, low, edge, dims, cells, starts, out):
 
 
 @njit
-def sort_cells(points, low, edge, dims, cells, starts, out, ends):
-    """``sort_into_cells``, and each cell's end (its block is then whole)."""
+def sort_cells(points, low, edge, dims, cells, starts, out, ends, boxes, row_spans):
+    """``sort_into_cells``, each cell's end (its block is then whole), box and row extent."""
     sort_into_cells(points, low, edge, dims, cells, starts, out)
     for cell in range(ends.shape[0]):
         ends[cell] = starts[cell + 1]
+    fill_cell_boxes(out, starts, ends, dims, boxes, row_spans)
 
 
 @njit
@@ -412,20 +427,9 @@ def _inside_block(ix, iy, iz, block):
 
 
 @njit
-def _cell_centre(ix, iy, iz, low, edge, pose):
-    """Return the centre of a grid cell in the piece frame."""
-    cx = low[0] + (ix + 0.5) * edge - pose[0, 3]
-    cy = low[1] + (iy + 0.5) * edge - pose[1, 3]
-    cz = low[2] + (iz + 0.5) * edge - pose[2, 3]
-    return (pose[0, 0] * cx + pose[1, 0] * cy + pose[2, 0] * cz,
-            pose[0, 1] * cx + pose[1, 1] * cy + pose[2, 1] * cz,
-            pose[0, 2] * cx + pose[1, 2] * cy + pose[2, 2] * cz)
-
-
-@njit
 def _cell_reach(edge):
     """
-    How far a point binned into a cell may be from its centre: half the diagonal.
+    How far a point binned into a (distance field) cell may be from its centre: half the diagonal.
 
     Grown for the rounding of the binning (a point may land an ulp outside its cell).
     """
@@ -433,22 +437,9 @@ def _cell_reach(edge):
 
 
 @njit
-def point_bounds(points, bounds):
-    """Write the smallest and largest coordinates of the points to bounds[0] and bounds[1]."""
-    low_x = low_y = low_z = np.inf
-    high_x = high_y = high_z = -np.inf
-    for i in range(points.shape[0]):
-        x, y, z = points[i, 0], points[i, 1], points[i, 2]
-        low_x, low_y, low_z = min(low_x, x), min(low_y, y), min(low_z, z)
-        high_x, high_y, high_z = max(high_x, x), max(high_y, y), max(high_z, z)
-    bounds[0, 0], bounds[0, 1], bounds[0, 2] = low_x, low_y, low_z
-    bounds[1, 0], bounds[1, 1], bounds[1, 2] = high_x, high_y, high_z
-
-
-@njit
-def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
-                 radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, hint,
-                 result, work, blocks):
+def grid_nearest(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose, box,
+                 triangles, spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder,
+                 centre, plane_map, hint, result, work, blocks):
     """
     Nearest grid point to the piece; ``result`` is (best distance, index) in and out.
 
@@ -473,8 +464,8 @@ def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, sp
     margin = edge
     while True:
         _box_block(pose, box, min(margin, result[0]), low, edge, dims, block)
-        _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, spheres,
-                      planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
+        _search_block(points, starts, ends, cell_boxes, row_spans, dims, pose, box, triangles,
+                      spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
                       plane_map, block, inner, result, work)
         whole = block[0, 0] == 0 and block[1, 0] == 0 and block[2, 0] == 0 and \
             block[0, 1] == dims[0] and block[1, 1] == dims[1] and block[2, 1] == dims[2]
@@ -486,41 +477,37 @@ def grid_nearest(points, starts, ends, low, edge, dims, pose, box, triangles, sp
 
 
 @njit
-def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
-                  radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, block,
-                  inner, result, work):
+def _search_block(points, starts, ends, cell_boxes, row_spans, dims, pose, box, triangles, spheres,
+                  planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map,
+                  block, inner, result, work):
     best, best_index = result[0], result[1]
-    reach = _cell_reach(edge)
     # Work is counted in locals: a store to ``work`` per point could alias ``points`` and
     # would make the compiler reload everything after it.
     visited = bounded = measured = 0
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
-            for ix in range(block[0, 0], block[0, 1]):
+            row = iy + dims[1] * iz  # its cells with points are in row_spans[row]
+            for ix in range(max(block[0, 0], row_spans[row, 0]),
+                            min(block[0, 1], row_spans[row, 1])):
                 if _inside_block(ix, iy, iz, inner):
                     continue
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
                 visited += 1
-                # Every point of the cell is within ``reach`` of its centre, and distances
-                # are 1-Lipschitz: the centre's box gap and facing planes bound them. (The
-                # centre's exact distance would bound them more tightly, but costs more than
-                # the points it rules out.)
-                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
-                gap = _box_gap(cx, cy, cz, box) - reach
+                # The bounds over the box of the cell's points are no larger than any of its
+                # points' bounds below: a cell skipped holds no point that would be measured.
+                cx, cy, cz, ex, ey, ez = local_cell_box(cell_boxes, starts[cell], pose)
+                gap = box_gap_of_box(cx, cy, cz, ex, ey, ez, box)
                 if gap > 0.0 and gap >= best:
                     continue
-                if _facing_bound(cx, cy, cz, centre, planes, plane_map) - radius - reach \
-                        >= best:
+                if _facing_box_bound(cx, cy, cz, ex, ey, ez, centre, planes, plane_map) \
+                        - radius >= best:
                     continue
                 for i in range(starts[cell], ends[cell]):
                     bounded += 1
                     x, y, z = _local(points, i, pose)
-                    gap = _box_gap(x, y, z, box)
-                    if gap > 0.0 and gap >= best:
-                        continue
-                    if _facing_bound(x, y, z, centre, planes, plane_map) - radius >= best:
+                    if _cannot_beat(x, y, z, best, box, centre, planes, plane_map, radius):
                         continue
                     measured += 1
                     distance = _core_distance(x, y, z, triangles, spheres, planes,
@@ -535,37 +522,41 @@ def _search_block(points, starts, ends, low, edge, dims, pose, box, triangles, s
 
 
 @njit
-def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangles, spheres,
-                       planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
-                       plane_map, padding, field_low, field_edge, field_dims, field_values, work,
-                       block):
+def grid_remove_within(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose, box,
+                       triangles, spheres, planes, radius, cylinder_radius, cylinder_half,
+                       is_cylinder, centre, plane_map, padding, field_low, field_edge, field_dims,
+                       field_values, work, block):
     """
     Remove the grid points at most ``padding`` from the piece; return how many.
 
-    Only cells near the piece's box are visited. The field value at the centre of a point's
-    field cell is within ``slack`` of the point's distance (1-Lipschitz); a point the field
-    cannot decide is bounded by its facing face planes, then measured exactly. A removed point
-    is overwritten by the last kept point of its cell, which is decided next, and the cell's
-    block shrinks by one.
+    Only cells near the piece's box are visited, and of those the ones whose box of points
+    (``cell_boxes``) may come that near: its gap to the piece's box, and the field value at its
+    centre less its half diagonal (1-Lipschitz). The field value at the centre of a point's
+    field cell is within ``slack`` of the point's distance; a point the field cannot decide is
+    bounded by its facing face planes, then measured exactly. A removed point is overwritten by
+    the last kept point of its cell, which is decided next, and the cell's block shrinks by
+    one; a cell that lost points has its box measured again.
     """
     slack = _cell_reach(field_edge)
-    reach = _cell_reach(edge)
     inverse_edge = 1.0 / field_edge
     removed = visited = bounded = measured = 0  # in locals, as in _search_block
     _box_block(pose, box, padding, low, edge, dims, block)
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
-            for ix in range(block[0, 0], block[0, 1]):
+            row = iy + dims[1] * iz  # its cells with points are in row_spans[row]
+            for ix in range(max(block[0, 0], row_spans[row, 0]),
+                            min(block[0, 1], row_spans[row, 1])):
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
                 visited += 1
-                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
-                if _box_gap(cx, cy, cz, box) - reach > padding or \
+                cx, cy, cz, ex, ey, ez = local_cell_box(cell_boxes, starts[cell], pose)
+                if box_gap_of_box(cx, cy, cz, ex, ey, ez, box) > padding or \
                         _field_value(cx, cy, cz, field_low, inverse_edge, field_dims,
-                                     field_values) - slack - reach > padding:
+                                     field_values) - slack \
+                        - np.sqrt(ex * ex + ey * ey + ez * ez) > padding:
                     continue  # no point of the cell is that near (NaN: not decided)
-                i = starts[cell]
+                i, before = starts[cell], ends[cell]
                 while i < ends[cell]:
                     bounded += 1
                     x, y, z = _local(points, i, pose)
@@ -589,6 +580,8 @@ def grid_remove_within(points, starts, ends, low, edge, dims, pose, box, triangl
                         removed += 1
                     else:
                         i += 1
+                if starts[cell] < ends[cell] < before:
+                    fill_cell_box(points, starts[cell], ends[cell], cell_boxes)
     work[0] += visited
     work[1] += bounded
     work[2] += measured

@@ -37,9 +37,10 @@ shapes are packed into flat arrays (``PackedShapes``).
 import numpy as np
 
 from ._jit import njit
-from .point_distance import (_box_gap, _core_distance, _facing_bound, _local, piece_closest)
-from .point_grid import (_box_block, _cell_centre, _cell_reach, grid_nearest,
-                         grid_remove_within, sort_cells)
+from .cell_bounds import box_gap_of_box, local_cell_box
+from .point_distance import (_box_gap, _cannot_beat, _core_distance, _facing_bound,
+                             _facing_box_bound, _local, piece_closest)
+from .point_grid import _box_block, grid_nearest, grid_remove_within, sort_cells
 from .query import VALUE_COLUMNS
 
 __all__ = ['NearestTracker', 'PackedShapes']
@@ -173,9 +174,9 @@ class NearestTracker:
         hints = np.full(count, -1, dtype=np.int64) if hints is None else \
             np.ascontiguousarray(hints, dtype=np.int64)
         grid = self.grid
-        anchor_candidates(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
-                          poses, *self.shapes.arguments(), hints, self.margin,
-                          self.capacity, self.indices, self.distances, self.counts,
+        anchor_candidates(grid.points, grid.starts, grid.ends, grid.boxes, grid.row_spans,
+                          grid.low, grid.edge, grid.dims, poses, *self.shapes.arguments(), hints,
+                          self.margin, self.capacity, self.indices, self.distances, self.counts,
                           self.margins, self.firsts, grid.work, self._blocks, self._result)
 
     def filter_and_anchor(self, poses, padding, near=None):
@@ -195,11 +196,12 @@ class NearestTracker:
             np.ascontiguousarray(near, dtype=np.float64).reshape(count, 3)
         hints = np.full(count, -1, dtype=np.int64)
         unsorted, cells, starts = grid.unsorted
-        removed = filter_and_anchor(
-            unsorted, grid.low, grid.edge, grid.dims, cells, starts, grid.points, grid.ends,
-            poses, *self.shapes.arguments(), *self.shapes.fields(float(padding)), float(padding),
-            near, hints, self.margin, self.capacity, self.indices, self.distances,
-            self.counts, self.margins, self.firsts, grid.work, self._blocks, self._result)
+        removed = filter_and_anchor(unsorted, grid.low, grid.edge, grid.dims, cells, starts,
+                                    grid.points, grid.ends, grid.boxes, grid.row_spans, poses,
+                                    *self.shapes.arguments(), *self.shapes.fields(float(padding)),
+                                    float(padding), near, hints, self.margin, self.capacity,
+                                    self.indices, self.distances, self.counts, self.margins,
+                                    self.firsts, grid.work, self._blocks, self._result)
         grid.sorted_outside(removed)
         return int(removed)
 
@@ -239,11 +241,11 @@ class NearestTracker:
     def _track(self, poses, hints, same, rows, indices, first, step, scratch):
         grid = self.grid
         blocks, result, answer, point, work = scratch
-        track_nearest(grid.points, grid.starts, grid.ends, grid.low, grid.edge, grid.dims,
-                      poses, self.anchors, *self.shapes.arguments(), self.indices,
-                      self.distances, self.counts, self.margins, self.firsts, hints, same,
-                      rows, indices, self.searched, first, step, work, blocks, result, answer,
-                      point)
+        track_nearest(grid.points, grid.starts, grid.ends, grid.boxes, grid.row_spans, grid.low,
+                      grid.edge, grid.dims, poses, self.anchors, *self.shapes.arguments(),
+                      self.indices, self.distances, self.counts, self.margins, self.firsts, hints,
+                      same, rows, indices, self.searched, first, step, work, blocks, result,
+                      answer, point)
 
 
 @njit
@@ -269,10 +271,10 @@ def _motion(pose, anchor, box):
 
 
 @njit
-def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets, plane_offsets,
-                      map_offsets, triangles, spheres, planes, plane_map, boxes, radii,
-                      cylinders, is_cylinder, centres, hints, margin, capacity, indices,
-                      distances, counts, margins, firsts, work, blocks, result):
+def anchor_candidates(points, starts, ends, cell_boxes, row_spans, low, edge, dims, poses,
+                      tri_offsets, plane_offsets, map_offsets, triangles, spheres, planes,
+                      plane_map, boxes, radii, cylinders, is_cylinder, centres, hints, margin,
+                      capacity, indices, distances, counts, margins, firsts, work, blocks, result):
     """Write each piece's nearest point, sorted candidates, margin (``NearestTracker.anchor``)."""
     for k in range(poses.shape[0]):
         counts[k], margins[k], firsts[k] = 0, -1.0, hints[k]
@@ -283,17 +285,17 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
         pla = planes[plane_offsets[k]:plane_offsets[k + 1]]
         pmap = plane_map[map_offsets[k]:map_offsets[k + 1]]
         result[0], result[1] = np.inf, -1.0
-        grid_nearest(points, starts, ends, low, edge, dims, poses[k], boxes[k], tri, sph, pla,
-                     radii[k], cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
-                     pmap, hints[k], result, work, blocks)
+        grid_nearest(points, starts, ends, cell_boxes, row_spans, low, edge, dims, poses[k],
+                     boxes[k], tri, sph, pla, radii[k], cylinders[k, 0], cylinders[k, 1],
+                     is_cylinder[k], centres[k], pmap, hints[k], result, work, blocks)
         firsts[k] = np.int64(result[1])
         if result[1] < 0.0:
             continue
         nearest = result[0]
-        count, excluded = _gather(points, starts, ends, low, edge, dims, poses[k], boxes[k],
-                                  tri, sph, pla, radii[k], cylinders[k, 0], cylinders[k, 1],
-                                  is_cylinder[k], centres[k], pmap, nearest + 2.0 * margin,
-                                  indices[k], distances[k], capacity, blocks[0], work)
+        count, excluded = _gather(points, starts, ends, cell_boxes, row_spans, low, edge, dims,
+                                  poses[k], boxes[k], tri, sph, pla, radii[k], cylinders[k, 0],
+                                  cylinders[k, 1], is_cylinder[k], centres[k], pmap, nearest + 2.0
+                                  * margin, indices[k], distances[k], capacity, blocks[0], work)
         _sort_heap(indices[k], distances[k], count)
         counts[k] = count
         # Every point left out is at least ``excluded`` away: motions up to half the gap to
@@ -302,31 +304,33 @@ def anchor_candidates(points, starts, ends, low, edge, dims, poses, tri_offsets,
 
 
 @njit
-def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, poses, tri_offsets,
-                      plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                      radii, cylinders, is_cylinder, centres, field_offsets, field_lows,
-                      field_edges, field_dims, field_values, padding, near, hints, margin,
-                      capacity, indices, distances, counts, margins, firsts, work, blocks, result):
+def filter_and_anchor(unsorted, low, edge, dims, cells, starts, points, ends, cell_boxes,
+                      row_spans, poses, tri_offsets, plane_offsets, map_offsets, triangles,
+                      spheres, planes, plane_map, boxes, radii, cylinders, is_cylinder, centres,
+                      field_offsets, field_lows, field_edges, field_dims, field_values, padding,
+                      near, hints, margin, capacity, indices, distances, counts, margins, firsts,
+                      work, blocks, result):
     """Sort into cells, remove the points near each piece, anchor: return how many removed."""
-    sort_cells(unsorted, low, edge, dims, cells, starts, points, ends)
+    sort_cells(unsorted, low, edge, dims, cells, starts, points, ends, cell_boxes, row_spans)
     cell_starts = starts[:-1]
     removed = 0
     for k in range(poses.shape[0]):
-        removed += grid_remove_within(
-            points, cell_starts, ends, low, edge, dims, poses[k], boxes[k],
-            triangles[tri_offsets[k]:tri_offsets[k + 1]],
-            spheres[tri_offsets[k]:tri_offsets[k + 1]],
-            planes[plane_offsets[k]:plane_offsets[k + 1]], radii[k], cylinders[k, 0],
-            cylinders[k, 1], is_cylinder[k], centres[k],
-            plane_map[map_offsets[k]:map_offsets[k + 1]], padding, field_lows[k],
-            field_edges[k], field_dims[k], field_values[field_offsets[k]:field_offsets[k + 1]],
-            work, blocks[0])
+        removed += grid_remove_within(points, cell_starts, ends, cell_boxes, row_spans, low, edge,
+                                      dims, poses[k], boxes[k],
+                                      triangles[tri_offsets[k]:tri_offsets[k + 1]],
+                                      spheres[tri_offsets[k]:tri_offsets[k + 1]],
+                                      planes[plane_offsets[k]:plane_offsets[k + 1]], radii[k],
+                                      cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
+                                      plane_map[map_offsets[k]:map_offsets[k + 1]], padding,
+                                      field_lows[k], field_edges[k], field_dims[k],
+                                      field_values[field_offsets[k]:field_offsets[k + 1]], work,
+                                      blocks[0])
     for k in range(poses.shape[0]):
         hints[k] = _kept_near(points, cell_starts, ends, low, edge, dims, near[k])
-    anchor_candidates(points, cell_starts, ends, low, edge, dims, poses, tri_offsets,
-                      plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                      radii, cylinders, is_cylinder, centres, hints, margin, capacity, indices,
-                      distances, counts, margins, firsts, work, blocks, result)
+    anchor_candidates(points, cell_starts, ends, cell_boxes, row_spans, low, edge, dims, poses,
+                      tri_offsets, plane_offsets, map_offsets, triangles, spheres, planes,
+                      plane_map, boxes, radii, cylinders, is_cylinder, centres, hints, margin,
+                      capacity, indices, distances, counts, margins, firsts, work, blocks, result)
     return removed
 
 
@@ -352,30 +356,32 @@ def _kept_near(points, starts, ends, low, edge, dims, position):
 
 
 @njit
-def _gather(points, starts, ends, low, edge, dims, pose, box, triangles, spheres, planes,
-            radius, cylinder_radius, cylinder_half, is_cylinder, centre, plane_map, limit,
-            heap_index, heap_distance, capacity, block, work):
+def _gather(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose, box, triangles,
+            spheres, planes, radius, cylinder_radius, cylinder_half, is_cylinder, centre,
+            plane_map, limit, heap_index, heap_distance, capacity, block, work):
     """
     Keep the (at most ``capacity``) nearest points within ``limit`` in a max-heap.
 
     Returns (count, excluded): a lower bound of the distance of every point not kept
     (``limit`` when all within it fit).
     """
-    reach = _cell_reach(edge)
     count, excluded = 0, limit
     visited = bounded = measured = 0
     _box_block(pose, box, limit, low, edge, dims, block)  # cells beyond are beyond ``limit``
     for iz in range(block[2, 0], block[2, 1]):
         for iy in range(block[1, 0], block[1, 1]):
-            for ix in range(block[0, 0], block[0, 1]):
+            row = iy + dims[1] * iz  # its cells with points are in row_spans[row]
+            for ix in range(max(block[0, 0], row_spans[row, 0]),
+                            min(block[0, 1], row_spans[row, 1])):
                 cell = ix + dims[0] * (iy + dims[1] * iz)
                 if starts[cell] == ends[cell]:
                     continue
                 visited += 1
                 cutoff = heap_distance[0] if count == capacity else limit
-                cx, cy, cz = _cell_centre(ix, iy, iz, low, edge, pose)
-                bound = max(_box_gap(cx, cy, cz, box),
-                            _facing_bound(cx, cy, cz, centre, planes, plane_map) - radius) - reach
+                cx, cy, cz, ex, ey, ez = local_cell_box(cell_boxes, starts[cell], pose)
+                bound = max(box_gap_of_box(cx, cy, cz, ex, ey, ez, box),
+                            _facing_box_bound(cx, cy, cz, ex, ey, ez, centre, planes,
+                                              plane_map) - radius)
                 if bound > cutoff:
                     excluded = min(excluded, bound)
                     continue
@@ -446,13 +452,13 @@ def _sort_heap(index, distance, count):
 
 
 @njit
-def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_offsets,
-                  plane_offsets, map_offsets, triangles, spheres, planes, plane_map, boxes,
-                  radii, cylinders, is_cylinder, centres, indices, distances, counts,
-                  margins, firsts, hints, same, rows, nearest, searched, first, step, work,
-                  blocks, result, answer, point):
+def track_nearest(points, starts, ends, cell_boxes, row_spans, low, edge, dims, poses, anchors,
+                  tri_offsets, plane_offsets, map_offsets, triangles, spheres, planes, plane_map,
+                  boxes, radii, cylinders, is_cylinder, centres, indices, distances, counts,
+                  margins, firsts, hints, same, rows, nearest, searched, first, step, work, blocks,
+                  result, answer, point):
     """Write the nearest point and answer row of every ``step``-th piece from ``first``."""
-    measured = 0
+    bounded = measured = 0
     for k in range(first, poses.shape[0], step):
         searched[k] = False
         if same[k]:
@@ -468,9 +474,9 @@ def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_off
         if searched[k]:
             # The anchor's nearest point when there is no better hint.
             hint = hints[k] if hints[k] >= 0 else firsts[k]
-            grid_nearest(points, starts, ends, low, edge, dims, pose, boxes[k], tri, sph, pla,
-                         radius, cylinders[k, 0], cylinders[k, 1], is_cylinder[k], centres[k],
-                         pmap, hint, result, work, blocks)
+            grid_nearest(points, starts, ends, cell_boxes, row_spans, low, edge, dims, pose,
+                         boxes[k], tri, sph, pla, radius, cylinders[k, 0], cylinders[k, 1],
+                         is_cylinder[k], centres[k], pmap, hint, result, work, blocks)
         else:
             best, best_index = np.inf, -1
             for c in range(counts[k]):
@@ -478,6 +484,11 @@ def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_off
                     break  # sorted: no later candidate can be nearer
                 i = indices[k, c]
                 x, y, z = _local(points, i, pose)
+                bounded += 1
+                # Bounded at the new pose as the grid search bounds a point: many candidates
+                # of a flat piece over a floor are about as near as the best.
+                if _cannot_beat(x, y, z, best, boxes[k], centres[k], pla, pmap, radius):
+                    continue
                 measured += 1
                 distance = _core_distance(x, y, z, tri, sph, pla, cylinders[k, 0],
                                           cylinders[k, 1], is_cylinder[k],
@@ -499,4 +510,5 @@ def track_nearest(points, starts, ends, low, edge, dims, poses, anchors, tri_off
             rows[k, 4 + c] = point[0, c]
             rows[k, 7 + c] = answer[4 + c]
         rows[k, 10] = 0.0
+    work[1] += bounded
     work[2] += measured
