@@ -119,7 +119,7 @@ class PointGrid:
         self.boxes = np.empty((count, 6))
         self.row_spans = np.empty((int(dims[1] * dims[2]), 2), dtype=np.int64)
         # Unsorted, the grid is for a caller that sorts within a larger compiled call
-        # (``sort_cells`` with these arrays: ``gjk_ros.core.point_tracking.prepare_cloud``).
+        # (``sort_cells`` with these arrays: ``NearestTracker.filter_and_anchor``).
         self.unsorted = (points, np.empty(count, dtype=np.int32), starts)
         if sort:
             sort_cells(points, low, edge, dims, self.unsorted[1], starts, self.points,
