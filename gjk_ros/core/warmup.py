@@ -48,6 +48,7 @@ the user who runs the node (or with NUMBA_CACHE_DIR pointing at a shared writabl
 """
 
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import itertools
 import os
 import time
 
@@ -160,12 +161,15 @@ def _warm_points():
     points = rng.normal(size=(16, 3))
     everything = np.arange(16, dtype=np.int64)
     gatherer = CloudGatherer()
-    for dtype in ('<f4', '<f8'):
-        # Strided columns of a packed record, as a PointCloud2's bytes give them.
-        record = np.zeros(16, dtype=[('x', dtype), ('y', dtype), ('z', dtype), ('i', '<f4')])
-        for voxel in (0.0, 0.1):
-            gatherer.gather(record['x'], record['y'], record['z'], np.eye(4), (0.0, np.inf),
-                            (-np.inf, np.inf), voxel)
+    for dtype, count in itertools.product(('<f4', '<f8'), (16, 1)):
+        # Strided columns of a packed record, as a PointCloud2's bytes give them: read-only
+        # views of the message's bytes (a node's), or of a writable array (a caller's); numpy
+        # calls a one-point column contiguous, and numba compiles that layout apart.
+        record = np.zeros(count, dtype=[('x', dtype), ('y', dtype), ('z', dtype), ('i', '<f4')])
+        for packed in (record, np.frombuffer(record.tobytes(), dtype=record.dtype)):
+            for voxel in (0.0, 0.1):
+                gatherer.gather(packed['x'], packed['y'], packed['z'], np.eye(4),
+                                (0.0, np.inf), (-np.inf, np.inf), voxel)
     # Contiguous float64 columns: a laser scan's, and an empty cloud's.
     gatherer.gather(*points.T.copy(), np.eye(4), (0.0, np.inf), (-np.inf, np.inf), 0.0)
     for body in _bodies():
