@@ -490,3 +490,50 @@ def test_many_lookups_answer_as_single_ones(inserts, target):
         assert (shared.matrix is None) == (alone.matrix is None)
         if alone.matrix is not None:
             assert numpy.array_equal(shared.matrix, alone.matrix)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=strategies.lists(strategies.one_of(
+    strategies.tuples(strategies.just('insert'), strategies.sampled_from(FRAMES),
+                      strategies.sampled_from(FRAMES + ['world']), strategies.integers(1, 12),
+                      strategies.booleans(), strategies.floats(-1.0, 1.0)),
+    strategies.tuples(strategies.just('message'), strategies.sampled_from(FRAMES),
+                      strategies.integers(1, 12), strategies.floats(-1.0, 1.0)),
+    strategies.tuples(strategies.just('clear')),
+    strategies.tuples(strategies.just('ask'), strategies.sampled_from(['world', 'a']),
+                      strategies.sampled_from([10, 12]),
+                      strategies.lists(strategies.sampled_from(FRAMES), max_size=5))),
+    max_size=40))
+def test_repeated_many_lookups_follow_every_change_of_the_buffer(steps):
+    # A cycle asks lookup_many for the same time several times; its answers are kept until
+    # a transform is stored or forgotten, or another time is asked: never an answer of before.
+    buffer = TfBuffer()
+    for step in steps:
+        if step[0] == 'insert':
+            _, child, parent, second, static, angle = step
+            buffer.insert(parent, child, second * S, at(angle, 1.0, 0.0), static)
+        elif step[0] == 'message':
+            _, child, second, angle = step
+            buffer.insert_message(TfBatch.from_entries(
+                [('world', child, second * S, at(angle, 0.0, 1.0))]), False)
+        elif step[0] == 'clear':
+            buffer.clear_dynamic()
+        else:
+            _, target, second, frames = step
+            many = buffer.lookup_many(target, frames, now_ns=second * S, timeout_ns=3 * S)
+            for frame in frames:
+                alone = buffer.lookup(target, frame, now_ns=second * S, timeout_ns=3 * S)
+                assert (many[frame].status, many[frame].stamp_ns, many[frame].reason) == \
+                    (alone.status, alone.stamp_ns, alone.reason)
+                if alone.matrix is not None:
+                    assert numpy.array_equal(many[frame].matrix, alone.matrix)
+
+
+def test_a_newer_message_on_a_known_edge_is_seen_by_the_next_many_lookup():
+    # The usual /tf message (a newer sample of a known dynamic edge) takes insert_message's
+    # fast path; the answers kept for the same time must not outlive it.
+    buffer = TfBuffer()
+    for second, x in ((1, 1.0), (2, 2.0)):
+        buffer.insert_message(TfBatch.from_entries([('world', 'a', second * S, at(x))]), False)
+        many = buffer.lookup_many('world', ['a'], now_ns=3 * S, timeout_ns=5 * S)
+        assert x_of(many['a']) == x and many['a'].stamp_ns == second * S

@@ -406,6 +406,11 @@ class TfBuffer:
     def __init__(self, cache_time_s=10.0):
         self._cache_ns = int(cache_time_s * 1e9)
         self._edges = {}
+        # lookup_many's answers and shared work for one (target, now, timeout) while nothing
+        # is stored: a cycle asks for the same frames' latest transforms several times (the
+        # poses, each cloud source's link pieces).
+        self._version = 0
+        self._latest = (None, {}, {})
 
     def frame_count(self):
         """Return the number of frames named as a child or a parent."""
@@ -441,6 +446,7 @@ class TfBuffer:
         if names is None:
             return 'rejected'
         parent, child = names
+        self._version += 1
         edge = self._edges.get(child)
         if edge is None or edge.static != static:
             edge = self._edges[child] = _Edge(static)
@@ -462,6 +468,7 @@ class TfBuffer:
 
         """
         samples, reasons = check_batch(batch.values)
+        self._version += 1
         stamps = batch.stamps
         stamp_ok = ((stamps >= 0) & (stamps <= MAX_STAMP_NS)).tolist()
         insert, refused, edges, cache_ns = self._insert, [], self._edges, self._cache_ns
@@ -489,6 +496,7 @@ class TfBuffer:
     def clear_dynamic(self):
         """Forget every dynamic transform (after a jump back in time)."""
         self._edges = {child: edge for child, edge in self._edges.items() if edge.static}
+        self._version += 1
 
     def lookup(self, target, source, time_ns=0, now_ns=None, timeout_ns=None):
         """
@@ -515,17 +523,22 @@ class TfBuffer:
         ``lookup(target, source, 0, now_ns, timeout_ns)`` for every source, sharing work.
 
         The frames of one robot hang off common chains: each edge is evaluated once per time,
-        and the walks and products of shared chain parts are made once (a memo for this call
-        only).
+        and the walks and products of shared chain parts are made once (a memo kept, with the
+        answers, until a transform is stored or another target, now or timeout is asked).
 
         Returns
         -------
         dict of str to TfLookup
 
         """
-        memo = {}
-        return {source: self._lookup(target, source, 0, now_ns, timeout_ns, memo)
-                for source in sources}
+        key = (target, now_ns, timeout_ns, self._version)
+        if self._latest[0] != key:
+            self._latest = (key, {}, {})
+        _, memo, answers = self._latest
+        for source in sources:
+            if source not in answers:
+                answers[source] = self._lookup(target, source, 0, now_ns, timeout_ns, memo)
+        return {source: answers[source] for source in sources}
 
     def _lookup(self, target, source, time_ns, now_ns, timeout_ns, memo):
         target, source = target.lstrip('/'), source.lstrip('/')
