@@ -168,6 +168,9 @@ class FakeFrames:
             return TfLookup(TfStatus.MISSING, reason="unknown frame '%s'" % source)
         return TfLookup(TfStatus.OK, self.matrices[source], stamp_ns)
 
+    def lookup_at(self, frames, stamp_ns):
+        return {frame: self.lookup(self.fixed_frame, frame, stamp_ns) for frame in frames}
+
     def lookup_latest(self, frames, now_ns):
         return {frame: self.lookup(self.fixed_frame, frame, 0) for frame in frames}
 

@@ -501,11 +501,12 @@ def test_many_lookups_answer_as_single_ones(inserts, target):
                       strategies.integers(1, 12), strategies.floats(-1.0, 1.0)),
     strategies.tuples(strategies.just('clear')),
     strategies.tuples(strategies.just('ask'), strategies.sampled_from(['world', 'a']),
-                      strategies.sampled_from([10, 12]),
+                      strategies.sampled_from([10, 12]), strategies.sampled_from([0, 5, 11]),
                       strategies.lists(strategies.sampled_from(FRAMES), max_size=5))),
     max_size=40))
 def test_repeated_many_lookups_follow_every_change_of_the_buffer(steps):
-    # A cycle asks lookup_many for the same time several times; its answers are kept until
+    # A cycle asks lookup_many for the same times several times (the latest, 0, or a cloud's
+    # stamp); its answers are kept until
     # a transform is stored or forgotten, or another time is asked: never an answer of before.
     buffer = TfBuffer()
     for step in steps:
@@ -519,10 +520,12 @@ def test_repeated_many_lookups_follow_every_change_of_the_buffer(steps):
         elif step[0] == 'clear':
             buffer.clear_dynamic()
         else:
-            _, target, second, frames = step
-            many = buffer.lookup_many(target, frames, now_ns=second * S, timeout_ns=3 * S)
+            _, target, second, time, frames = step
+            many = buffer.lookup_many(target, frames, now_ns=second * S, timeout_ns=3 * S,
+                                      time_ns=time * S)
             for frame in frames:
-                alone = buffer.lookup(target, frame, now_ns=second * S, timeout_ns=3 * S)
+                alone = buffer.lookup(target, frame, time_ns=time * S, now_ns=second * S,
+                                      timeout_ns=3 * S)
                 assert (many[frame].status, many[frame].stamp_ns, many[frame].reason) == \
                     (alone.status, alone.stamp_ns, alone.reason)
                 if alone.matrix is not None:

@@ -293,6 +293,11 @@ class Frames:
         self._store_held()
         return self.buffer.lookup(target, source, time_ns=stamp_ns)
 
+    def lookup_at(self, frames, stamp_ns):
+        """``{frame: TfLookup}`` of T(fixed_frame <- frame) at ``stamp_ns``, sharing work."""
+        self._store_held()
+        return self.buffer.lookup_many(self.fixed_frame, frames, time_ns=stamp_ns)
+
     def lookup_latest(self, frames, now_ns):
         """
         ``{frame: TfLookup}`` of T(fixed_frame <- frame) with the latest transforms.

@@ -406,9 +406,9 @@ class TfBuffer:
     def __init__(self, cache_time_s=10.0):
         self._cache_ns = int(cache_time_s * 1e9)
         self._edges = {}
-        # lookup_many's answers and shared work for one (target, now, timeout) while nothing
-        # is stored: a cycle asks for the same frames' latest transforms several times (the
-        # poses, each cloud source's link pieces).
+        # lookup_many's answers and shared work for one (target, time, now, timeout) while
+        # nothing is stored: a cycle asks for the same frames' latest transforms several times
+        # (the poses, each cloud source's link pieces), a cloud for its links' at its stamp.
         self._version = 0
         self._latest = (None, {}, {})
 
@@ -518,26 +518,28 @@ class TfBuffer:
         """
         return self._lookup(target, source, time_ns, now_ns, timeout_ns, {})
 
-    def lookup_many(self, target, sources, now_ns=None, timeout_ns=None):
+    def lookup_many(self, target, sources, now_ns=None, timeout_ns=None, time_ns=0):
         """
-        ``lookup(target, source, 0, now_ns, timeout_ns)`` for every source, sharing work.
+        ``lookup(target, source, time_ns, now_ns, timeout_ns)`` for every source, sharing work.
 
         The frames of one robot hang off common chains: each edge is evaluated once per time,
         and the walks and products of shared chain parts are made once (a memo kept, with the
-        answers, until a transform is stored or another target, now or timeout is asked).
+        answers, until a transform is stored or another target, time, now or timeout is
+        asked).
 
         Returns
         -------
         dict of str to TfLookup
 
         """
-        key = (target, now_ns, timeout_ns, self._version)
+        key = (target, time_ns, now_ns, timeout_ns, self._version)
         if self._latest[0] != key:
             self._latest = (key, {}, {})
         _, memo, answers = self._latest
         for source in sources:
             if source not in answers:
-                answers[source] = self._lookup(target, source, 0, now_ns, timeout_ns, memo)
+                answers[source] = self._lookup(target, source, time_ns, now_ns, timeout_ns,
+                                               memo)
         return {source: answers[source] for source in sources}
 
     def _lookup(self, target, source, time_ns, now_ns, timeout_ns, memo):

@@ -358,22 +358,24 @@ class ObservationSource(Source):
         if stamp_problem(header.stamp_ns) is not None:
             self._refuse('its %s' % stamp_problem(header.stamp_ns))
             return None
-        transform = self._at_stamp(frames, header.frame_id or self._config.fixed_frame,
-                                   header)
+        cloud_frame = header.frame_id or self._config.fixed_frame
+        transform = self._at_stamp(cloud_frame, frames.lookup_at([cloud_frame],
+                                                                 header.stamp_ns)[cloud_frame])
         if not isinstance(transform, numpy.ndarray):
             return transform
+        # The links' chains share their edges: one lookup for all, at the stamp.
+        lookups = frames.lookup_at(pieces.frames, header.stamp_ns)
         frame_poses = numpy.empty((len(pieces.frames), 4, 4))
         for index, frame in enumerate(pieces.frames):
-            pose = self._at_stamp(frames, frame, header)
+            pose = self._at_stamp(frame, lookups[frame])
             if not isinstance(pose, numpy.ndarray):
                 return pose
             frame_poses[index] = pose
         return data, header, transform, numpy.matmul(frame_poses[pieces.frame_index],
                                                      pieces.origins)
 
-    def _at_stamp(self, frames, frame, header):
-        """T(fixed_frame <- frame) at a message stamp, 'wait' for it, or None: refused."""
-        lookup = frames.lookup(self._config.fixed_frame, frame, header.stamp_ns)
+    def _at_stamp(self, frame, lookup):
+        """T(fixed_frame <- frame) of a lookup at a message stamp, 'wait' for it, or None."""
         if lookup.status == TfStatus.OK:
             return lookup.matrix
         if lookup.status == TfStatus.EXTRAPOLATION and not lookup.past:
