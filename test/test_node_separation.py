@@ -121,9 +121,10 @@ def check_separation_groups(scene, node, tmp_path):
     wait_until(lambda: scene.message('scaling').data == 0.0, what='fixtures unset again',
                node_process=node)
     set_or_fail(scene, separation_groups=[])
-    wait_until(lambda: scene.message('scaling').data == 1.0, what='no group, the ramp alone',
-               node_process=node)
-    assert 'separation fixtures margin' not in _detail(scene)
+    # ~/speed_scaling goes before ~/safety_detail: wait for both of the same cycle.
+    wait_until(lambda: scene.message('scaling').data == 1.0 and
+               'separation fixtures margin' not in _detail(scene),
+               what='no group, the ramp alone', node_process=node)
     assert node.alive()
 
 
