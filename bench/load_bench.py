@@ -55,7 +55,7 @@ import xml.etree.ElementTree as ElementTree
 from bench import core_scaling, live_node, load_shards
 from bench.load_publishers import camera_name, camera_topic, robot_description
 from gjk_ros.demo.monitor import NODE_NAME
-from gjk_ros.ros.launch_arguments import cpu_prefix
+from gjk_ros.ros.launch_arguments import cpu_command
 from gjk_ros.ros.qos import cloud_publisher_environment
 import numpy
 
@@ -518,7 +518,7 @@ def start_nodes(row, options, children, work_dir):
     (``bench.load_shards``); their pids come from their ``/diagnostics`` instance.
     """
     if not row.shards:
-        prefix = cpu_prefix((load_shards.instance_cpu(0),) if row.one_core else ()).split()
+        prefix = cpu_command((load_shards.instance_cpu(0),) if row.one_core else ())
         pid = children.start('node', prefix + live_node.launch_node_command(
             row.rate_hz, node_parameters(row, options)))
         return Recorder(row), pid

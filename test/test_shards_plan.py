@@ -27,7 +27,7 @@ import pathlib
 import shutil
 from unittest import mock
 
-from gjk_ros.ros.launch_arguments import cpu_prefix
+from gjk_ros.ros.launch_arguments import cpu_command, cpu_prefix
 from gjk_ros.ros.shards.plan import read_shards
 import pytest
 import yaml
@@ -91,6 +91,8 @@ def test_cpus_pin_a_shard_to_cpus_the_launch_may_use(tmp_path):
 def test_the_cpu_prefix_runs_taskset_or_says_it_is_missing():
     assert cpu_prefix(()) == ''
     assert cpu_prefix((0, 2), taskset='/usr/bin/taskset') == '/usr/bin/taskset --cpu-list 0,2'
+    assert cpu_command((1,), taskset='taskset') == ['taskset', '--cpu-list', '1']
+    assert cpu_command(()) == []
     with mock.patch('shutil.which', return_value=None):
         with pytest.raises(RuntimeError, match='taskset'):
             cpu_prefix((0,))

@@ -25,7 +25,8 @@ the package runs without the launch stack (``ros2 run``), a launch file always h
 import os
 import shutil
 
-__all__ = ['argument', 'cpu_prefix', 'distance_node', 'node_arguments', 'process_options']
+__all__ = ['argument', 'cpu_command', 'cpu_prefix', 'distance_node', 'node_arguments',
+           'process_options']
 
 
 def argument(context, name):
@@ -82,20 +83,25 @@ def process_options(context):
             'output': 'screen', 'emulate_tty': True}
 
 
-def cpu_prefix(cpus, taskset=None):
+def cpu_command(cpus, taskset=None):
     """
-    Return the launch ``prefix`` that runs a process on ``cpus`` only ('' for any CPU).
+    Return the words that run a command on ``cpus`` only ([] for any CPU).
 
     ``taskset`` (util-linux) pins the whole process, the middleware's threads included, before
     it starts; the node sees one CPU and runs its pair engine on one thread
     (``compute/pairs.py``). Raises RuntimeError when it is missing.
     """
     if not cpus:
-        return ''
+        return []
     taskset = taskset or shutil.which('taskset')
     if not taskset:
         raise RuntimeError('a shard has cpus, and taskset (util-linux) is not on PATH')
-    return '%s --cpu-list %s' % (taskset, ','.join(str(cpu) for cpu in cpus))
+    return [taskset, '--cpu-list', ','.join(str(cpu) for cpu in cpus)]
+
+
+def cpu_prefix(cpus, taskset=None):
+    """Return ``cpu_command`` as a launch ``prefix`` ('' for any CPU)."""
+    return ' '.join(cpu_command(cpus, taskset))
 
 
 def distance_node(context, namespace, parameters=(), remappings=(), prefix=''):
