@@ -523,15 +523,33 @@ def test_sequence_gaps_count_what_one_publisher_sent_and_never_arrived():
     assert gaps.lost(0, 1) == 0 and gaps.lost(20, 1) == 0, 'an RMW that does not number'
 
 
+class _Subscription:
+    """A raw subscription's reader queue: what ``draining.take_waiting`` takes from."""
+
+    def __init__(self, message, qos, raw):
+        self.msg_type, self.qos_profile, self.raw = message, qos, raw
+        self.handle, self.waiting = self, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def take_message(self, message, raw):
+        return self.waiting.pop(0) if self.waiting else None
+
+
 class _GraphNode:
     """What an observation source asks of its node: a subscription, and its publisher count."""
 
     def __init__(self, publishers):
-        self.publishers, self.callbacks = publishers, []
+        self.publishers, self.callbacks, self.subscriptions = publishers, [], []
 
     def create_subscription(self, message, topic, callback, qos, raw=False):
         self.callbacks.append(callback)
-        return object()
+        self.subscriptions.append(_Subscription(message, qos, raw))
+        return self.subscriptions[-1]
 
     def count_publishers(self, topic):
         return self.publishers
@@ -557,4 +575,35 @@ def test_an_observation_source_counts_the_clouds_lost_on_the_way():
         callback(message, {'publication_sequence_number': sequence})
     assert (source.counts.received, source.counts.lost) == (4, 2)
     assert source.status(ctx.clocks.now).counts.lost == 2
+    source.close()
+
+
+def test_a_callback_supersedes_the_clouds_waiting_behind_it_and_uses_the_newest():
+    """Latest wins in the reader queue too: one callback, the newest cloud, every one counted."""
+    from gjk_ros.ros.inputs.sources.observations import CloudCounts
+    ctx, _ = context()
+    robot_in(ctx.world)
+    settings = ObservationSettings('cam', topic='/cam', qos='reliable')
+    source = ObservationSource(settings, ctx)
+    source.configure(Config(observation_sources=('cam',), observations=(settings,)))
+    node = _GraphNode(publishers=1)
+    source.subscribe(node)
+    (callback,), (subscription,) = node.callbacks, node.subscriptions
+    now = ctx.clocks.now
+    # Three clouds wait behind the one the executor hands over; the one numbered 4 never came.
+    subscription.waiting = [(cloud([[x, 0.0, 0.0]], now), {'publication_sequence_number': n})
+                            for x, n in ((2.0, 2), (3.0, 3), (5.0, 5))]
+    callback(cloud([[1.0, 0.0, 0.0]], now), {'publication_sequence_number': 1})
+    assert subscription.waiting == [], 'the callback took what waited'
+    assert source.counts == CloudCounts(received=4, superseded=3, lost=1)
+    frames = FakeFrames()
+    frames.place('arm')
+    data = collect_until(source, now, frames, lambda data: len(data.pieces) == 1)
+    assert data.origins[0][0, 3] == 5.0, 'the newest cloud is the one used'
+    assert source.counts == CloudCounts(received=4, used=1, superseded=3, lost=1)
+    # At most a queue's depth is taken by one callback: the rest wait for the next.
+    depth = subscription.qos_profile.depth
+    subscription.waiting = [(cloud([[6.0, 0.0, 0.0]], now), {})] * (depth + 2)
+    callback(cloud([[6.0, 0.0, 0.0]], now), {})
+    assert len(subscription.waiting) == 2
     source.close()

@@ -170,6 +170,39 @@ def test_an_overloaded_tf_input_keeps_the_newest_and_counts_what_it_drops(graph,
     assert seen == sorted(seen)
 
 
+def test_a_cloud_burst_is_taken_by_few_callbacks_and_leaves_the_newest(graph):
+    """Clouds queued while the executor was busy: the newest is kept, the rest superseded."""
+    from component_fakes import context
+    from gjk_ros.ros.inputs.sources.clouds import read_cloud_header
+    from gjk_ros.ros.inputs.sources.observations import CloudCounts, ObservationSource
+    from gjk_ros.ros.params import ObservationSettings
+    from sensor_msgs.msg import PointCloud2
+    node, executor = graph
+    ctx, _ = context()
+    settings = ObservationSettings('cam', topic='/burst_cloud', qos='reliable')
+    source = ObservationSource(settings, ctx)
+    source.configure(Config(observation_sources=('cam',), observations=(settings,)))
+    handled = []
+    take = source.on_message
+    source.on_message = lambda data: handled.append(take(data))
+    source.subscribe(node)
+    publisher = node.create_publisher(PointCloud2, '/burst_cloud', 5)
+    _matched(node, executor, publisher)
+    for k in range(5):  # a reliable depth-5 queue holds them all
+        message = PointCloud2()
+        message.header.frame_id = 'world'
+        message.header.stamp.sec = 100 + k
+        publisher.publish(message)
+    spin_until(executor, lambda: source.counts.received >= 5, 'the clouds')
+    assert len(handled) < 5, 'no callback took the clouds waiting behind it'
+    # Each callback keeps its newest; the first cloud kept waits for its transforms (no
+    # cycle ran), a newer one replaces the newest: one or two kept, the rest superseded.
+    kept = source._pending
+    assert read_cloud_header(kept[-1]).stamp_ns == 104 * NS, 'the newest is kept'
+    assert source.counts == CloudCounts(received=5, superseded=5 - len(kept))
+    source.close()
+
+
 def test_dropped_transforms_make_the_inputs_entry_warn():
     entry = inputs_status('node', InputAges(tf=0.0, tf_messages=7, tf_dropped=3), 0.5)
     assert entry.level == DiagnosticStatus.WARN

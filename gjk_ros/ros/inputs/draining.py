@@ -33,12 +33,14 @@ from rclpy.exceptions import InvalidHandle
 __all__ = ['take_waiting']
 
 
-def take_waiting(subscription, limit):
+def take_waiting(subscription, limit, with_info=False):
     """
     Yield the messages waiting in ``subscription``'s reader queue, at most ``limit`` of them.
 
     They come oldest first, as the executor would have delivered them, in the subscription's
-    own form (bytes for a raw subscription). A subscription destroyed meanwhile yields nothing.
+    own form (bytes for a raw subscription); with ``with_info``, each as (message, its message
+    info), the dict rclpy passes a two-argument callback. A subscription destroyed meanwhile
+    yields nothing.
     """
     for _ in range(limit):
         try:
@@ -49,4 +51,4 @@ def take_waiting(subscription, limit):
             return
         if taken is None:
             return
-        yield taken[0]
+        yield taken if with_info else taken[0]

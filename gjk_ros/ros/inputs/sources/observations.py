@@ -65,6 +65,7 @@ from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import CloudGatherer, PointGrid
 from gjk_ros.core.point_tracking import NearestTracker, PackedShapes
 from gjk_ros.ros.compute.bodies import OBSTACLE
+from gjk_ros.ros.inputs.draining import take_waiting
 from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourcePiece,
                                              SourceStatus)
@@ -93,6 +94,12 @@ def subscription_qos(name):
     if name == 'system_default':
         return qos_profile_system_default
     return qos_profile_sensor_data
+
+
+def _drain_limit(subscription):
+    """Most messages one callback takes: its reader queue's depth (a keep-all queue, 10)."""
+    depth = subscription.qos_profile.depth
+    return depth if depth > 0 else 10
 
 
 def make_observation_sources(config, context):
@@ -174,6 +181,7 @@ class ObservationSource(Source):
         self._pending = []
         self._job = None            # the background processing of one cloud
         self._job_geometry = None   # the link pieces that cloud is self-filtered against
+        self._subscription = None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix='gjk_%s' % self.name)
         # Load the compiled kernels now, off the cycle, so the first cloud is not slowed.
         self._pool.submit(_load_kernels)
@@ -202,16 +210,30 @@ class ObservationSource(Source):
     def subscribe(self, node):
         from sensor_msgs.msg import LaserScan, PointCloud2
         message = PointCloud2 if self.kind == 'pointcloud' else LaserScan
-        self._subscribe(node, message, self.topic, self._on_message_with_info,
-                        subscription_qos(self.settings.qos), raw=True)
+        self._subscription = self._subscribe(node, message, self.topic,
+                                             self._on_message_with_info,
+                                             subscription_qos(self.settings.qos), raw=True)
 
     def _on_message_with_info(self, data, info):
-        """Count the clouds lost before this one, then take it (the subscription's callback)."""
-        lost = self._gaps.lost(info.get('publication_sequence_number', 0),
-                               self._node.count_publishers(self.topic))
-        if lost:
-            self._count(lost=lost)
-        self.on_message(data)
+        """
+        Take this cloud and those waiting behind it; use the newest (the subscription's callback).
+
+        Latest wins (``draining.py``): the executor hands a callback one message per wait, so
+        while the cycle is slower than the camera the reader queue would hold clouds ever older;
+        the older ones are superseded here, unprocessed. Every one counts towards the sequence
+        gaps, so only clouds that never arrived count as lost.
+        """
+        waiting = [(data, info)]
+        if self._subscription is not None:
+            waiting += take_waiting(self._subscription, _drain_limit(self._subscription),
+                                    with_info=True)
+        publishers = self._node.count_publishers(self.topic)
+        for _, each in waiting:
+            lost = self._gaps.lost(each.get('publication_sequence_number', 0), publishers)
+            if lost:
+                self._count(lost=lost)
+        self._count(received=len(waiting) - 1, superseded=len(waiting) - 1)
+        self.on_message(waiting[-1][0])
 
     def configure(self, config):
         # type, topic and qos cannot change at run time (node_parameters refuses them).
@@ -277,6 +299,7 @@ class ObservationSource(Source):
 
     def close(self):
         super().close()
+        self._subscription = None
         if self._filtered is not None:
             self._node.destroy_publisher(self._filtered)
             self._filtered = None
