@@ -21,9 +21,12 @@ Each row starts the ``gjk_distance`` node as a process with the launch file's pa
 markers, depth cameras), and subscribes here to ``~/distances``, ``~/names`` and
 ``/diagnostics``. After the node lists every body and a warm-up, it measures over a window:
 
-- **latency** of an output: its receive time here minus the stamp of the input it rests on
-  (one clock, one machine). TF rows: outputs stamped exactly with a published ``/tf`` stamp
-  (the output stamp is its oldest datum). Camera rows: each record's ``age`` is the time from
+- **latency** of an output: its reception time here minus the stamp of the input it rests on
+  (one clock, one machine). The reception time is the middleware's (``received_timestamp`` of
+  rmw's message info, when the sample reached this process's reader), so this subscriber's own
+  decoding of a large ``~/distances`` message does not delay the next one's time. TF rows:
+  outputs stamped exactly with a published ``/tf`` stamp (the output stamp is its oldest
+  datum). Camera rows: each record's ``age`` is the time from
   its oldest datum to the cycle, so per camera the smallest age over the links (a link on a
   static chain, or any link whose transform is newer than the cloud) gives the cloud's stamp:
   ``stamp + max age - min age of that camera``, matched to the camera's published stamps;
@@ -363,9 +366,9 @@ class Recorder:
         """Whether every node kept up over its last diagnostics period."""
         return all(self.steady_nodes.get(node, False) for node in self.nodes)
 
-    def on_distances(self, node, message):
-        """Record the receive time first, then the stamp, statuses and camera stamps."""
-        received = time.time_ns()
+    def on_distances(self, node, message, info):
+        """Record the reception time, the stamp, statuses and camera stamps."""
+        received = reception_time(info)
         self.last_width[node] = message.width
         if not self.recording:
             return
@@ -377,9 +380,9 @@ class Recorder:
         self.samples[node].append((received, stamp, counts, camera_stamps(
             records, stamp, self.camera_ids.get(node, {}))))
 
-    def on_safety(self, message):
+    def on_safety(self, message, info):
         """Record when a ~/safety message came and its stamp (the small, safety-path output)."""
-        received = time.time_ns()
+        received = reception_time(info)
         if self.recording:
             self.safety.append((received, message.header.stamp.sec * 1_000_000_000 +
                                 message.header.stamp.nanosec))
@@ -457,6 +460,16 @@ def camera_stamps(records, stamp_ns, camera_ids):
     return found
 
 
+def reception_time(info):
+    """
+    Return when a message reached this process (ns, system clock): the middleware's time.
+
+    rmw's message info carries it (``received_timestamp``); an RMW that leaves it 0 gets this
+    callback's time instead.
+    """
+    return info.get('received_timestamp') or time.time_ns()
+
+
 def subscribe(recorder):
     """Create the benchmark's subscriber node: the nodes' names (and records), the answer."""
     from diagnostic_msgs.msg import DiagnosticArray
@@ -472,8 +485,10 @@ def subscribe(recorder):
     stream = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     for name in recorder.nodes:
         if not recorder.row.safety_only:
-            node.create_subscription(PointCloud2, f'{name}/distances', lambda message, name=name:
-                                     recorder.on_distances(name, message), stream)
+            node.create_subscription(
+                PointCloud2, f'{name}/distances',
+                lambda message, info, name=name: recorder.on_distances(name, message, info),
+                stream)
         node.create_subscription(String, f'{name}/names', lambda message, name=name:
                                  recorder.on_names(name, message), LATCHED_QOS)
     node.create_subscription(Range, f'{recorder.source}/safety', recorder.on_safety, stream)
@@ -990,8 +1005,9 @@ def markdown(results, options, context):
     for row, figures, raw in results:
         lines += row_section(row, figures, raw)
     lines += [
-        'How the figures are measured: latency is the receive time in this process minus the '
-        'stamp of the input an output rests on (TF rows: outputs stamped exactly with a '
+        'How the figures are measured: latency is the reception time in this process (the '
+        "middleware's, from rmw's message info) minus the stamp of the input an output rests "
+        'on (TF rows: outputs stamped exactly with a '
         "published /tf stamp; camera rows: the cloud stamp derived from the records' ages, "
         'matched to the stamps the camera published). Clouds used: distinct published clouds '
         'some output rests on. The node figures are its own /diagnostics counters over the '
