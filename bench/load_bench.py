@@ -350,6 +350,9 @@ class Recorder:
         # (receive_ns, stamp_ns, records per status, {camera: stamp_ns}) per output, per node.
         self.samples = {node: [] for node in self.nodes}
         self.safety = []         # (receive_ns, stamp_ns) per ~/safety message of the source
+        # The same of each shard's own ~/safety (shard rows): where an aggregated tail starts.
+        self.shard_safety = {node: [] for node in self.nodes} if self.source not in self.nodes \
+            else {}
         self.measured = []       # per ~/safety_detail of the source: ready, minimum not -inf
         self.last_measured = False
         self.compute = {node: [] for node in self.nodes}  # compute entries inside the window
@@ -380,12 +383,13 @@ class Recorder:
         self.samples[node].append((received, stamp, counts, camera_stamps(
             records, stamp, self.camera_ids.get(node, {}))))
 
-    def on_safety(self, message, info):
+    def on_safety(self, message, info, node=None):
         """Record when a ~/safety message came and its stamp (the small, safety-path output)."""
         received = reception_time(info)
         if self.recording:
-            self.safety.append((received, message.header.stamp.sec * 1_000_000_000 +
-                                message.header.stamp.nanosec))
+            kept = self.safety if node is None else self.shard_safety[node]
+            kept.append((received, message.header.stamp.sec * 1_000_000_000 +
+                         message.header.stamp.nanosec))
 
     def on_detail(self, message):
         """Record whether a ~/safety_detail answer vouches for a measurement."""
@@ -492,6 +496,10 @@ def subscribe(recorder):
         node.create_subscription(String, f'{name}/names', lambda message, name=name:
                                  recorder.on_names(name, message), LATCHED_QOS)
     node.create_subscription(Range, f'{recorder.source}/safety', recorder.on_safety, stream)
+    for name in recorder.shard_safety:
+        node.create_subscription(
+            Range, f'{name}/safety',
+            lambda message, info, name=name: recorder.on_safety(message, info, name), stream)
     node.create_subscription(DiagnosticArray, f'{recorder.source}/safety_detail',
                              recorder.on_detail, stream)
     node.create_subscription(DiagnosticArray, '/diagnostics', recorder.on_diagnostics, 10)
@@ -640,6 +648,7 @@ def measure(row, options, work_dir):
     samples = {shard[node]: mine for node, mine in recorder.samples.items()}
     return dict(raw, shard_samples=samples,
                 shard_compute={shard[node]: mine for node, mine in recorder.compute.items()},
+                shard_safety={shard[node]: mine for node, mine in recorder.shard_safety.items()},
                 samples=[] if row.safety_only else load_shards.aggregate_samples(
                     recorder.safety, samples),
                 compute=[], parameters=shard_assignments(row, options))
@@ -710,6 +719,11 @@ def summarise(row, raw):
     matched = safety[numpy.isin(safety[:, 1], arm)] if len(safety) else safety
     p50, p99, _ = _quantiles((matched[:, 0] - matched[:, 1]) / 1e6)
     figures.update(safety_latency_p50_ms=p50, safety_latency_p99_ms=p99)
+    for shard, mine in raw.get('shard_safety', {}).items():
+        mine = numpy.array(mine or numpy.zeros((0, 2)), dtype=numpy.int64)
+        mine = mine[numpy.isin(mine[:, 1], arm)] if len(mine) else mine
+        figures[f'{shard}_safety_latency_p99_ms'] = _quantiles((mine[:, 0] - mine[:, 1])
+                                                               / 1e6)[1]
     if row.shards:
         # An aggregated answer is sent on every shard's summary, each time resting on the
         # oldest shard's stamp: the first arrival of a stamp is the shards' own latency.
@@ -932,13 +946,16 @@ def row_section(row, figures, raw):
         lines.append(f"| {name}: published / used | {figures[f'{name}_published_hz']:.1f} / "
                      f"{figures[f'{name}_used_hz']:.1f} | Hz |")
     for shard in raw.get('shard_compute', {}):
-        lines.append(f'| {shard}: cycles per second, cycle time, records, CPU | '
+        lines.append(f'| {shard}: cycles per second, cycle time, records, CPU, TF -> its own '
+                     '~/safety p99 | '
                      + ', '.join(format_value(metric, figures.get(key, math.nan)) for metric, key
                                  in (('node_cycles_hz', f'{shard}_node_cycles_hz'),
                                      ('cycle_time_ms', f'{shard}_cycle_time_ms'),
                                      ('pairs', f'{shard}_pairs'),
-                                     ('cpu_node_pct', f'cpu_{shard}_pct')))
-                     + ' | Hz, ms, -, % of a core |')
+                                     ('cpu_node_pct', f'cpu_{shard}_pct'),
+                                     ('safety_latency_p99_ms',
+                                      f'{shard}_safety_latency_p99_ms')))
+                     + ' | Hz, ms, -, % of a core, ms |')
     drops = '; '.join(f'{key} = {value}' for key, value in sorted(raw['drops'].items()))
     lines += ['', f"Drops in /diagnostics: {drops or 'not reported'}.", '']
     return lines

@@ -420,6 +420,9 @@ def test_summary_of_a_shard_row_reads_the_safety_path_and_each_shard():
            'compute': [], 'drops': {}, 'load': (1.0, 1.0),
            'shard_samples': {'s0': [], 's1': []},
            'shard_compute': {'s0': [period], 's1': [dict(period, cycles='90')]},
+           # Each shard's own ~/safety: s0 1 ms after each stamp, s1 3 ms (and one not a TF).
+           'shard_safety': {'s0': [(int(t) + ms, int(t)) for t in tf],
+                            's1': [(int(t) + 3 * ms, int(t)) for t in tf] + [(5, 1)]},
            'cpu_s': {'s0': 0.5, 's1': 0.4, 'aggregator': 0.1, 'arm': 0.05}}
     figures = load_bench.summarise(row, raw)
     assert figures['output_hz'] == 200.0 and figures['ready_pct'] == 75.0
@@ -429,10 +432,13 @@ def test_summary_of_a_shard_row_reads_the_safety_path_and_each_shard():
     assert figures['s1_node_cycles_hz'] == 90.0 and figures['node_cycles_hz'] == 90.0
     assert figures['pairs'] == 110.0 and figures['s0_cycle_time_ms'] == 4.0
     assert figures['cpu_shards_pct'] == pytest.approx(100.0)
+    assert figures['s0_safety_latency_p99_ms'] == pytest.approx(1.0)
+    assert figures['s1_safety_latency_p99_ms'] == pytest.approx(3.0)
     raw.update(parameters=['s0: rate_hz:=100.0'], robot='r', steady=True, steady_wait_s=1.0)
     text = '\n'.join(load_bench.row_section(row, figures, raw))
     assert 'ros2 launch launch/shards.launch.py' in text and 'safety path' not in text
-    assert '| s1: cycles per second, cycle time, records, CPU | 90.0, 4.00, 55, 40 |' in text
+    assert ('| s1: cycles per second, cycle time, records, CPU, TF -> its own ~/safety p99 | '
+            '90.0, 4.00, 55, 40, 3.0 |') in text
     assert "reads the aggregator's outputs ~/safety and ~/safety_detail only" in text
 
 
