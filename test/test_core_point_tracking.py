@@ -14,7 +14,7 @@
 
 """Tracked nearest points (candidate sets per piece) against brute force over the kept points."""
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from gjk_ros.core import ConvexPolytope
 from gjk_ros.core.point_distance import PointDistanceShape
@@ -123,6 +123,49 @@ def test_two_threads_sharing_the_pieces_give_the_same_answers():
             numpy.testing.assert_array_equal(alone[1], shared[1])
             numpy.testing.assert_array_equal(tracker.grid.work, single.grid.work)
             check(tracker, pieces, current)
+
+
+class _Deferred:
+    """A helper thread's submit whose tasks run only when ``run_all`` is called (a busy core)."""
+
+    def __init__(self, now=False):
+        self.now, self.tasks = now, []
+
+    def submit(self, work, *args):
+        future = Future()
+        if self.now:
+            future.set_result(work(*args))
+        else:
+            self.tasks.append((future, work, args))
+        return future
+
+    def run_all(self):
+        for future, work, args in self.tasks:
+            future.set_result(work(*args))
+        self.tasks = []
+
+
+@pytest.mark.parametrize('helper_first', [False, True])
+def test_the_other_half_is_done_by_whichever_thread_gets_to_it_first(helper_first):
+    """A helper that has not started leaves its half to the caller; one that has, keeps it."""
+    rng = numpy.random.default_rng(10)
+    pieces = prepared(10)
+    poses = numpy.stack([random_pose(rng) for _ in pieces])
+    points = rng.uniform(-1.0, 1.0, (3000, 3))
+    single, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
+    tracker, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
+    hints = numpy.full(len(pieces), -1)
+    helper = _Deferred(now=helper_first)
+    current = moved(rng, poses, 0.05)
+    alone = single.nearest(current, hints)
+    shared = tracker.nearest(current, hints, helper.submit)  # returns: it never waits in vain
+    numpy.testing.assert_array_equal(alone[0], shared[0])
+    numpy.testing.assert_array_equal(alone[1], shared[1])
+    numpy.testing.assert_array_equal(tracker.grid.work, single.grid.work)
+    before = shared[0].copy()
+    helper.run_all()  # the late helper finds its half taken and touches nothing
+    numpy.testing.assert_array_equal(shared[0], before)
+    numpy.testing.assert_array_equal(tracker.grid.work, single.grid.work)
 
 
 def test_a_piece_at_its_last_pose_is_answered_without_a_search():
