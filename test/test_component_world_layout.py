@@ -98,6 +98,27 @@ def test_a_slot_is_replaced_wholesale_and_unchanged_pieces_keep_their_caches():
     assert world.bodies.names(OBSTACLE) == []
 
 
+def test_link_pieces_are_one_list_while_nothing_they_read_changes():
+    world = World()
+    arm = robot('arm', 'hand')
+    world.replace('robot_description', arm)
+    near = obstacles('obstacles', 0.5)
+    world.replace('obstacles', near)
+    first = world.link_pieces()
+    assert [link.name for link in first] == ['arm', 'hand']
+    world.replace('obstacles', SourceData(near.pieces, near.frames, near.origins + 1.0,
+                                          near.times, near.stale))  # an obstacle moved
+    world.replace('robot_description', arm)
+    assert world.link_pieces() is first, 'no link slot changed: the same list'
+    moved = SourceData(arm.pieces, arm.frames, arm.origins + 1.0, arm.times, arm.stale)
+    world.replace('robot_description', moved)  # the same pieces, placed elsewhere
+    again = world.link_pieces()
+    assert again is not first and all(link.origin[0, 0] == 2.0 for link in again)
+    assert world.link_pieces() is again
+    world.replace('robot_description', robot('arm', 'hand', 'finger'))
+    assert [link.name for link in world.link_pieces()] == ['arm', 'finger', 'hand']
+
+
 def test_rules_and_link_semantics_come_from_the_slots_that_hold_them():
     world = World()
     links = RobotLinks(adjacent=frozenset({frozenset(('a', 'b'))}), groups={'g': {'a'}})

@@ -68,6 +68,7 @@ class World:
         self.model_warnings = ()
         self._positions = {}
         self._reported_version = None
+        self._link_cache = None  # (arrangement, link slots' placement arrays, link pieces)
 
     def replace(self, name, data):
         """Put ``data`` (a ``SourceData``) in the slot of source ``name``, wholesale."""
@@ -112,7 +113,25 @@ class World:
                 self.bodies.set_pending(entry.kind, entry.body, entry.key)
 
     def link_pieces(self):
-        """Every link piece where its source placed it (``LinkPiece``), in body order."""
+        """
+        Every link piece where its source placed it (``LinkPiece``), in body order.
+
+        The same list while nothing it reads changed (the arrangement, and the placement
+        arrays of the slots that hold link pieces): each observation source asks every cycle.
+        """
+        cached = self._link_cache
+        if cached is not None and cached[0] == self.arrangement and all(
+                slot is not None and slot.frames is frames and slot.origins is origins
+                for slot, frames, origins in ((self.slots.get(name), frames, origins)
+                                              for name, frames, origins in cached[1])):
+            return cached[2]
+        found = self._find_link_pieces()
+        placements = tuple((name, self.slots[name].frames, self.slots[name].origins)
+                           for name in sorted({link.key.source for link in found}))
+        self._link_cache = (self.arrangement, placements, found)
+        return found
+
+    def _find_link_pieces(self):
         found = []
         for name in self.bodies.names(LINK):
             for key, tracked in self.bodies.keyed_pieces(LINK, name):

@@ -191,6 +191,7 @@ class ObservationSource(Source):
         self.failure = None         # why the latest message could not be used
         self._shapes = PreparedShapes()
         self._pieces = _Pieces(())  # the link pieces as the last cycle saw them
+        self._pieces_made_from = None  # (the world's link pieces, decomposer version) of those
         self._frames = None         # the node's Frames (the cycle hands them over)
         self._answers = None        # CloudAnswers of this cycle
         self.counts = CloudCounts()
@@ -280,7 +281,7 @@ class ObservationSource(Source):
         """Take a finished cloud, start the next one, and place the nearest points."""
         self._finish_job()
         self._frames = frames
-        self._pieces = pieces = self._pieces.again(self._link_pieces())
+        self._pieces = pieces = self._current_pieces()
         if self._job is None:
             self._start_job(frames, pieces)
         self._place_nearest(frames, pieces, now_ns)
@@ -407,11 +408,25 @@ class ObservationSource(Source):
         self._refuse("frame '%s' has no transform at the stamp: %s" % (frame, lookup.reason))
         return None
 
-    def _link_pieces(self):
+    def _current_pieces(self):
+        """
+        Return the link pieces as ``_Pieces``, made anew only when they may have changed.
+
+        The world hands out the same list of link pieces while nothing in it changed, and the
+        decomposer's version says when parts arrived.
+        """
+        links, version = self._context.world.link_pieces(), self._context.decomposer.version
+        made = self._pieces_made_from
+        if made is None or made[0] is not links or made[1] != version:
+            self._pieces = self._pieces.again(self._link_pieces(links))
+            self._pieces_made_from = (links, version)
+        return self._pieces
+
+    def _link_pieces(self, links):
         """Every link piece as the layout measures it (its convex parts, each a ``_Part``)."""
         fixed = self._config.fixed_frame
         parts = []
-        for link in self._context.world.link_pieces():
+        for link in links:
             piece = link.piece
             frame, origin = link.frame, link.origin
             if frame is None:  # not placed by its source yet: where it was built
