@@ -88,10 +88,11 @@ STANDALONE = (
      'frames a message; `overload`, /tf at 1 kHz with 500 frames a message, ten times '
      '`tf1k` (latency in cycles, and the drops the node reports in /diagnostics); '
      '`single_1x`, `single_1.6x` and `shards2`, how throughput grows with shards: one node '
-     'at N markers (600 by default, `--shard-obstacles`), one node at 1.6 N, and 1.6 N split '
-     'over two shards and the aggregator started by `launch/shards.launch.py`, the three read '
-     'on the safety path only so that they load the machine alike (`shards2` is met when its '
-     "TF to the aggregator's `~/safety` p99 is at most `single_1x`'s in the same run); "
+     'pinned to one core at N markers (1,200 by default, `--shard-obstacles`), one node at '
+     '1.6 N on both cores, and 1.6 N split over two shards, a core each, and the aggregator '
+     'started by `launch/shards.launch.py`, the three read on the safety path only so that '
+     "they load the machine alike (`shards2` is met when its TF to the aggregator's `~/safety` "
+     "p99 is at most `single_1x`'s in the same run; each shard's own p99 is beside it); "
      '`camera4_shards`, the four cameras over two shards (cloud to aggregator output '
      "latency, clouds used per camera). load_bench.md adds the node's own counters per row "
      '(cycles, pairs, piece pairs computed), the record statuses, CPU shares and the machine '
