@@ -506,8 +506,8 @@ def test_many_lookups_answer_as_single_ones(inserts, target):
     max_size=40))
 def test_repeated_many_lookups_follow_every_change_of_the_buffer(steps):
     # A cycle asks lookup_many for the same times several times (the latest, 0, or a cloud's
-    # stamp); its answers are kept until
-    # a transform is stored or forgotten, or another time is asked: never an answer of before.
+    # stamp); its answers are kept per time until a transform is stored or forgotten: never an
+    # answer of before.
     buffer = TfBuffer()
     for step in steps:
         if step[0] == 'insert':
@@ -530,6 +530,27 @@ def test_repeated_many_lookups_follow_every_change_of_the_buffer(steps):
                     (alone.status, alone.stamp_ns, alone.reason)
                 if alone.matrix is not None:
                     assert numpy.array_equal(many[frame].matrix, alone.matrix)
+
+
+def test_many_lookups_at_interleaved_times_are_each_made_once(monkeypatch):
+    # The cycle's latest transforms and each cloud's stamp are asked in turn: each is
+    # evaluated once while nothing is stored.
+    buffer = TfBuffer()
+    for second in (1, 2, 3):
+        buffer.insert('world', 'a', second * S, at(float(second)), False)
+    made = []
+    evaluate = buffer._lookup
+    monkeypatch.setattr(buffer, '_lookup', lambda *args: made.append(args[:3]) or
+                        evaluate(*args))
+    for _ in range(3):
+        for time in (0, 1, 2):
+            many = buffer.lookup_many('world', ['a'], now_ns=3 * S, timeout_ns=5 * S,
+                                      time_ns=time * S)
+            assert x_of(many['a']) == (time or 3)
+    assert len(made) == 3, 'each time evaluated once'
+    buffer.insert('world', 'a', 4 * S, at(4.0), False)
+    assert x_of(buffer.lookup_many('world', ['a'], now_ns=4 * S, timeout_ns=5 * S)['a']) == 4.0
+    assert len(made) == 4
 
 
 def test_a_newer_message_on_a_known_edge_is_seen_by_the_next_many_lookup():

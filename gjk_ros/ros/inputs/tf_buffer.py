@@ -91,6 +91,8 @@ MAX_GRAPH_DEPTH = 1000
 # tf2 keeps every distinct sample sent for one stamp; this buffer keeps the one in effect and
 # remembers the last this many accepted there, so that their duplicates are still ignored.
 MAX_EARLIER_AT_STAMP = 16
+# The most (target, time, now, timeout) queries whose lookup_many answers are kept at once.
+_KEPT_QUERIES = 16
 _NO_DATA = 'no data at that time'
 _IDENTITY = numpy.eye(4)
 _IDENTITY.flags.writeable = False
@@ -406,11 +408,12 @@ class TfBuffer:
     def __init__(self, cache_time_s=10.0):
         self._cache_ns = int(cache_time_s * 1e9)
         self._edges = {}
-        # lookup_many's answers and shared work for one (target, time, now, timeout) while
-        # nothing is stored: a cycle asks for the same frames' latest transforms several times
-        # (the poses, each cloud source's link pieces), a cloud for its links' at its stamp.
+        # lookup_many's answers and shared work per (target, time, now, timeout) while nothing
+        # is stored: a cycle asks for the same frames' latest transforms several times (the
+        # poses, each cloud source's link pieces), each cloud for its links' at its stamp, in
+        # turn; at most _KEPT_QUERIES of them.
         self._version = 0
-        self._latest = (None, {}, {})
+        self._kept, self._kept_version = {}, self._version
 
     def frame_count(self):
         """Return the number of frames named as a child or a parent."""
@@ -524,18 +527,19 @@ class TfBuffer:
 
         The frames of one robot hang off common chains: each edge is evaluated once per time,
         and the walks and products of shared chain parts are made once (a memo kept, with the
-        answers, until a transform is stored or another target, time, now or timeout is
-        asked).
+        answers, per target, time, now and timeout until a transform is stored).
 
         Returns
         -------
         dict of str to TfLookup
 
         """
-        key = (target, time_ns, now_ns, timeout_ns, self._version)
-        if self._latest[0] != key:
-            self._latest = (key, {}, {})
-        _, memo, answers = self._latest
+        if self._kept_version != self._version or len(self._kept) >= _KEPT_QUERIES:
+            self._kept, self._kept_version = {}, self._version
+        key = (target, time_ns, now_ns, timeout_ns)
+        if key not in self._kept:
+            self._kept[key] = ({}, {})
+        memo, answers = self._kept[key]
         for source in sources:
             if source not in answers:
                 answers[source] = self._lookup(target, source, time_ns, now_ns, timeout_ns,
