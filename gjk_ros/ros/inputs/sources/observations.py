@@ -59,6 +59,7 @@ import array
 import collections
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+import os
 import time
 
 from gjk_ros.core.point_distance import PointDistanceShape
@@ -477,7 +478,7 @@ class ObservationSource(Source):
         placed = self._placed
         hints = placed.nearest if placed is not None and placed.cloud is cloud else \
             numpy.full(len(pieces.keys), -1, dtype=numpy.int64)
-        rows, nearest = tracker.nearest(poses, hints, _search_helper().submit)
+        rows, nearest = tracker.nearest(poses, hints, _search_submit())
         self._answers = CloudAnswers(cloud, pieces.slots, pieces.shapes, poses, rows, nearest,
                                      ok, self._shapes)
         if placed is None or placed.cloud is not cloud or \
@@ -577,6 +578,15 @@ class _Pieces:
 
 
 _HELPER = []
+# A helper thread searches beside the cycle's only where this process may run on two cores
+# (as the pair engine's worker, ``compute.pairs.ENGINE_THREADS``): pinned to one, it could only
+# take turns with the cycle's thread.
+_SEARCH_SHARED = len(os.sched_getaffinity(0)) > 1
+
+
+def _search_submit():
+    """Return the helper thread's ``submit`` for a search, or None: the cycle's thread alone."""
+    return _search_helper().submit if _SEARCH_SHARED else None
 
 
 def _search_helper():
