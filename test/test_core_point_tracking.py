@@ -106,14 +106,19 @@ def test_tracked_answers_equal_brute_force_small_and_large_motions(seed):
     assert searched[4::5].any()
 
 
-def test_two_threads_sharing_the_pieces_give_the_same_answers():
-    rng = numpy.random.default_rng(8)
-    pieces = prepared(8)
+def twin_trackers(seed, count):
+    """Return (rng, pieces, poses, hints, one tracker, another) over one seeded random cloud."""
+    rng = numpy.random.default_rng(seed)
+    pieces = prepared(seed)
     poses = numpy.stack([random_pose(rng) for _ in pieces])
-    points = rng.uniform(-1.0, 1.0, (5000, 3))
+    points = rng.uniform(-1.0, 1.0, (count, 3))
     single, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
     tracker, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
-    hints = numpy.full(len(pieces), -1)
+    return rng, pieces, poses, numpy.full(len(pieces), -1), single, tracker
+
+
+def test_two_threads_sharing_the_pieces_give_the_same_answers():
+    rng, pieces, poses, hints, single, tracker = twin_trackers(8, 5000)
     with ThreadPoolExecutor(1) as helper:
         for scale in (0.01, 0.02, 0.1):
             current = moved(rng, poses, scale)
@@ -148,13 +153,7 @@ class _Deferred:
 @pytest.mark.parametrize('helper_first', [False, True])
 def test_the_other_half_is_done_by_whichever_thread_gets_to_it_first(helper_first):
     """A helper that has not started leaves its half to the caller; one that has, keeps it."""
-    rng = numpy.random.default_rng(10)
-    pieces = prepared(10)
-    poses = numpy.stack([random_pose(rng) for _ in pieces])
-    points = rng.uniform(-1.0, 1.0, (3000, 3))
-    single, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
-    tracker, _ = tracked_grid(points, pieces, poses, 0.02, capacity=0)
-    hints = numpy.full(len(pieces), -1)
+    rng, _, poses, hints, single, tracker = twin_trackers(10, 3000)
     helper = _Deferred(now=helper_first)
     current = moved(rng, poses, 0.05)
     alone = single.nearest(current, hints)
