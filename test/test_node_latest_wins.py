@@ -203,6 +203,20 @@ def test_a_cloud_burst_is_taken_by_few_callbacks_and_leaves_the_newest(graph):
     source.close()
 
 
+def test_a_jump_back_forgets_the_held_message_too(monkeypatch):
+    """A message held past the /tf budget was received before the jump: it never comes back."""
+    from gjk_ros.ros.inputs.tf_buffer import TfStatus
+    monkeypatch.setattr(frames_module, 'STORE_COST', 1.0)  # no message fits the budget
+    frames = Frames(_Problems(), _Clocks(now_ns=1000 * NS), lambda: None)
+    frames.configure(Config(rate_hz=100.0))
+    frames.on_tf(rclpy.serialization.serialize_message(_tf(1000 * NS)))
+    assert frames.tf_messages == 0, 'held, not stored'
+    frames.clear_dynamic()  # ROS time jumped back
+    assert frames.lookup('world', 'hand', 0).status != TfStatus.OK
+    frames.on_tf(rclpy.serialization.serialize_message(_tf(500 * NS)))
+    assert frames.lookup('world', 'hand', 0).stamp_ns == 500 * NS, 'the new time is used'
+
+
 def test_dropped_transforms_make_the_inputs_entry_warn():
     entry = inputs_status('node', InputAges(tf=0.0, tf_messages=7, tf_dropped=3), 0.5)
     assert entry.level == DiagnosticStatus.WARN

@@ -100,7 +100,7 @@ class Cycle:
             lambda limits: Ingestor(limits, timeout_parameter='decomposition_timeout'))
         self.world = World()
         self.frames = Frames(problems, self.clocks, on_transform)
-        self.clocks.on_jump_back(self.frames.buffer.clear_dynamic)
+        self.clocks.on_jump_back(self.frames.clear_dynamic)
         context = SourceContext(self.ingestor, problems, self.clocks, self.decomposer,
                                 self.world)
         self.sources = {source.name: source for source in make_sources(config, context)}

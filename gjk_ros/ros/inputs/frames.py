@@ -215,6 +215,16 @@ class Frames:
         self._drop_held()
         self._held = batch
 
+    def clear_dynamic(self):
+        """
+        Forget every dynamic transform received so far: ROS time jumped back.
+
+        tf2_ros clears its buffer then; the message held for the next lookup goes too (stored
+        later, it would bring back a transform from before the jump).
+        """
+        self._held = None
+        self.buffer.clear_dynamic()
+
     def _drop_held(self):
         if self._held is not None:
             self._held = None
