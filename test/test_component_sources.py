@@ -495,6 +495,31 @@ def test_a_source_counts_the_clouds_it_received_used_superseded_and_refused():
     source.close()
 
 
+def test_a_jump_back_drops_the_clouds_received_before_it():
+    """In flight or waiting, a cloud of the old time is never used after the jump."""
+    from gjk_ros.ros.inputs.sources.observations import CloudCounts
+    ctx, _ = context()
+    robot_in(ctx.world)
+    settings = ObservationSettings('cam', topic='/cam', source_timeout=1.0)
+    source = ObservationSource(settings, ctx)
+    source.configure(Config(observation_sources=('cam',), observations=(settings,)))
+    frames = FakeFrames()
+    frames.place('arm')
+    before = ctx.clocks.now
+    source.collect(before, frames)
+    source.on_message(cloud([[1.0, 0.0, 0.0]], before))  # processed at once (idle)
+    source.on_message(cloud([[2.0, 0.0, 0.0]], before))  # waits for the thread
+    ctx.clocks.jump_back(before - 10 * NS)
+    source._pool.submit(lambda: None).result()  # the cloud in flight has finished
+    data = source.collect(ctx.clocks.now, frames)
+    assert data.pieces == () and source.cloud is None
+    assert source.counts == CloudCounts(received=2, superseded=2)
+    source.on_message(cloud([[3.0, 0.0, 0.0]], ctx.clocks.now))
+    data = collect_until(source, ctx.clocks.now, frames, lambda data: len(data.pieces) == 1)
+    assert data.origins[0][0, 3] == 3.0 and data.times.tolist() == [ctx.clocks.now]
+    source.close()
+
+
 def test_every_source_kind_answers_with_arrays_that_follow_its_pieces():
     """The shape every slot must have, whatever the source kind (the world relies on it)."""
     ctx, _ = context(worker=InlineWorker())

@@ -524,9 +524,19 @@ class ObservationSource(Source):
         return ("observation source '%s' %s" % (self.name, reason),)
 
     def _forget_heard(self):
-        """ROS time jumped back: the source counts as unheard, its cloud as never had."""
+        """
+        ROS time jumped back: the source counts as unheard, its cloud as never had.
+
+        The clouds received before the jump go too, waiting or being processed (superseded):
+        stamped in the old time, one would count as fresh until the new time passed its stamp.
+        """
         self._heard = None
         self.cloud = None
+        self._count(superseded=len(self._pending) + int(self._job is not None))
+        self._pending = []
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
 
 
 _Part = collections.namedtuple('_Part', 'key frame origin shape')
