@@ -131,22 +131,23 @@ def test_two_threads_sharing_the_pieces_give_the_same_answers():
 
 
 class _Deferred:
-    """A helper thread's submit whose tasks run only when ``run_all`` is called (a busy core)."""
+    """A helper thread's submit whose tasks start only when ``run_all`` is called (a busy core)."""
 
     def __init__(self, now=False):
         self.now, self.tasks = now, []
 
     def submit(self, work, *args):
         future = Future()
+        self.tasks.append((future, work, args))
         if self.now:
-            future.set_result(work(*args))
-        else:
-            self.tasks.append((future, work, args))
+            self.run_all()
         return future
 
     def run_all(self):
+        """Start each task as a ThreadPoolExecutor's thread would: not one cancelled meanwhile."""
         for future, work, args in self.tasks:
-            future.set_result(work(*args))
+            if future.set_running_or_notify_cancel():
+                future.set_result(work(*args))
         self.tasks = []
 
 

@@ -34,8 +34,6 @@ Both steps are one compiled call for all pieces (the GIL is released throughout)
 shapes are packed into flat arrays (``PackedShapes``).
 """
 
-import threading
-
 import numpy as np
 
 from ._jit import njit
@@ -230,15 +228,15 @@ class NearestTracker:
         if submit is None or count < 2:
             self._track(poses, hints, same, rows, indices, 0, 1, self._scratch[0])
         else:
-            # The other half goes to whichever thread gets to it first: a helper thread that
-            # has not started by the time this one is done (both cores busy) costs no wait.
-            other_half = _Claim()
-            other = submit(other_half.run, self._track, poses, hints, same, rows, indices, 1, 2,
+            # As ``PairSet`` shares an update: a helper that has not started by the time this
+            # thread is done (both cores busy) is cancelled and its half done here, no wait.
+            other = submit(self._track, poses, hints, same, rows, indices, 1, 2,
                            self._scratch[1])
             self._track(poses, hints, same, rows, indices, 0, 2, self._scratch[0])
-            if not other_half.run(self._track, poses, hints, same, rows, indices, 1, 2,
-                                  self._scratch[1]):
-                other.result()  # the helper has it: wait for it to finish
+            if other.cancel():
+                self._track(poses, hints, same, rows, indices, 1, 2, self._scratch[1])
+            else:
+                other.result()  # it started: wait for it to finish
         self._last = (poses.copy(), rows.copy(), indices.copy())
         for scratch in self._scratch:
             self.grid.work += scratch[4]
@@ -253,23 +251,6 @@ class NearestTracker:
                       self.indices, self.distances, self.counts, self.margins, self.firsts, hints,
                       same, rows, indices, self.searched, first, step, work, blocks, result,
                       answer, point)
-
-
-class _Claim:
-    """One piece of work that two threads offer to do: the first to claim it runs it."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._claimed = False
-
-    def run(self, work, *args):
-        """Run ``work(*args)`` unless another thread claimed it; return whether this one did."""
-        with self._lock:
-            if self._claimed:
-                return False
-            self._claimed = True
-        work(*args)
-        return True
 
 
 @njit

@@ -59,13 +59,13 @@ import array
 import collections
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-import os
 import time
 
 from gjk_ros.core.point_distance import PointDistanceShape
 from gjk_ros.core.point_grid import CloudGatherer, PointGrid
 from gjk_ros.core.point_tracking import NearestTracker, PackedShapes
 from gjk_ros.ros.compute.bodies import OBSTACLE
+from gjk_ros.ros.compute.pairs import ENGINE_THREADS
 from gjk_ros.ros.inputs.draining import take_waiting
 from gjk_ros.ros.inputs.model_imports import load_models
 from gjk_ros.ros.inputs.sources.base import (PieceKey, Source, source_valid, SourcePiece,
@@ -588,15 +588,16 @@ class _Pieces:
 
 
 _HELPER = []
-# A helper thread searches beside the cycle's only where this process may run on two cores
-# (as the pair engine's worker, ``compute.pairs.ENGINE_THREADS``): pinned to one, it could only
-# take turns with the cycle's thread.
-_SEARCH_SHARED = len(os.sched_getaffinity(0)) > 1
 
 
 def _search_submit():
-    """Return the helper thread's ``submit`` for a search, or None: the cycle's thread alone."""
-    return _search_helper().submit if _SEARCH_SHARED else None
+    """
+    Return the helper thread's ``submit`` for a search, or None: the cycle's thread alone.
+
+    A helper searches beside the cycle's thread where the pair engine's worker does (this
+    process may run on two cores): pinned to one, it could only take turns with it.
+    """
+    return _search_helper().submit if ENGINE_THREADS > 1 else None
 
 
 def _search_helper():
