@@ -35,7 +35,7 @@ import pytest
 sensor_msgs = pytest.importorskip('sensor_msgs.msg')
 
 from gjk_ros.ros.outputs.publishers import make_cloud  # noqa: E402, I100
-from gjk_ros.ros.outputs.safety import min_distance  # noqa: E402
+from gjk_ros.ros.outputs.safety import min_distance, safety_cause  # noqa: E402
 from std_msgs.msg import Header, String  # noqa: E402
 
 PointCloud2, PointField = sensor_msgs.PointCloud2, sensor_msgs.PointField
@@ -272,20 +272,31 @@ def test_importing_the_reader_starts_nothing():
     assert output.strip() == '[]'
 
 
-@settings(max_examples=200)
-@given(rows=strategies.lists(strategies.tuples(
+# Records of random statuses, distances, error bounds and swept bounds (NaN: none).
+RANDOM_ROWS = strategies.lists(strategies.tuples(
     strategies.sampled_from(list(PairStatus)),
-    strategies.floats(-1.0, 1.0), strategies.floats(0.0, 0.1)), max_size=6),
-    ready=strategies.booleans(), allow_empty=strategies.booleans())
-def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
-    """fail_safe_minimum of a cloud's records is ~/min_distance of the same cycle."""
+    strategies.floats(-1.0, 1.0), strategies.floats(0.0, 0.1),
+    strategies.one_of(strategies.just(math.nan), strategies.floats(-1.0, 3.0))), max_size=6)
+
+
+def records_of(rows):
+    """Return records of (status, distance, error bound, swept distance) rows, obstacle i."""
     records = new_records(len(rows))
-    for index, (status, distance, bound) in enumerate(rows):
+    for index, (status, distance, bound, swept) in enumerate(rows):
         measured = status in (PairStatus.VALID, PairStatus.APPROXIMATE)
         records[index]['status'] = status
         records[index]['distance'] = distance if measured else numpy.nan
         records[index]['error_bound'] = bound if measured else numpy.nan
+        records[index]['swept_distance'] = swept
         records[index]['link_id'], records[index]['obstacle_id'] = 0, index
+    return records
+
+
+@settings(max_examples=300)
+@given(rows=RANDOM_ROWS, ready=strategies.booleans(), allow_empty=strategies.booleans())
+def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
+    """fail_safe_minimum of a cloud's records is ~/min_distance of the same cycle."""
+    records = records_of(rows)
     records['ready'] = ready
     cloud = make_cloud(records, Header(frame_id='world'))
     rebuilt = fail_safe_minimum(read_distances(cloud), max_distance=2.0,
@@ -294,6 +305,31 @@ def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
     if not rows and not ready:
         return  # an empty cloud carries no ready flag (README: the summary is authoritative)
     assert rebuilt == published
+
+
+@settings(max_examples=300)
+@given(rows=RANDOM_ROWS)
+def test_the_safety_cause_names_the_first_record_the_minimum_rests_on(rows):
+    """The closest pair is the first record whose bound is the minimum; else the first unknown."""
+    records = records_of(rows)
+    minimum = min_distance(records, max_distance=2.0)
+    names = ({0: 'arm'}, {index: 'box/%d' % index for index in range(len(rows))})
+    link, obstacle, cause = safety_cause(records, numpy.zeros(len(rows), dtype=bool), minimum,
+                                         [], names, 2.0)
+    unknown = [index for index, row in enumerate(rows)
+               if row[0] in (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING)]
+    if math.isfinite(minimum):
+        bounds = [min([value for value in (
+            2.0 if status == PairStatus.BEYOND else distance - bound
+            if status == PairStatus.APPROXIMATE else distance, swept)
+            if not math.isnan(value)]) for status, distance, bound, swept in rows]
+        assert (link, obstacle) == ('arm', 'box/%d' % bounds.index(minimum))
+        assert cause.startswith('closest: arm to %s (' % obstacle)
+    elif unknown:
+        assert (link, obstacle) == ('arm', 'box/%d' % unknown[0])
+        assert cause == 'arm to box/%d is %s' % (unknown[0], PairStatus(rows[unknown[0]][0]).name)
+    else:
+        assert (link, obstacle, cause) == ('', '', 'no pair in scope')
 
 
 def test_a_swept_bound_below_the_sample_is_the_minimum_and_a_cloud_without_one_reads():

@@ -21,8 +21,8 @@ inlined. The kernels come in groups by who runs them, so that nobody waits for k
 never calls:
 
 - ``pairset``: the node's cycle (``BodyPairs.update`` with an input mask: ``PairSet.update``
-  and the body-pair reduction), the pose check of its frames and its records' closing speeds
-  (``core.closing.record_rates``);
+  and the body-pair reduction), the pose check of its frames, its records' closing speeds
+  (``core.closing.record_rates``) and their two passes (``core.record_passes``);
 - ``points``: the observation sources' point kernels (clouds and scans);
 - ``planning``: the planner's chain, collision checks and sequences;
 - ``signed_distance``: the single-pair API;
@@ -90,6 +90,19 @@ def _warm_pairset():
     # A large update shares its groups with a worker thread (pairset.py): that kernel too.
     engine.pair_set._update_shared(poses, np.array([True, False, True]), 1.0)
     _warm_record_rates(poses)
+    _warm_record_passes()
+
+
+def _warm_record_passes():
+    """Compile the records' two passes with the node's argument types (compute/pairs.py)."""
+    from .record_passes import fold_answers, smallest_bound
+    octets, words = np.zeros((2, 160), dtype=np.uint8), np.zeros((2, 20))
+    singles, tables = np.zeros((2, 40), dtype=np.float32), np.ones(256, dtype=bool)
+    columns, codes = np.arange(3, dtype=np.int64), np.arange(6, dtype=np.int64)
+    fold_answers(codes[:2], columns[:2], columns[1:], columns[:2], columns[:2],
+                 np.zeros((2, 11)), np.zeros(2, dtype=np.int8), tables, tables, codes, words,
+                 columns, columns, singles, columns, octets, 112)
+    smallest_bound(octets, 112, words, columns, tables, 1, 2, 1.0)
 
 
 def _warm_record_rates(poses):

@@ -34,9 +34,9 @@ import sys
 
 import numpy
 
-__all__ = ['DistanceRecord', 'fail_safe_minimum', 'names_from_json', 'new_records', 'PairStatus',
-           'read_distances', 'RECORD_DTYPE', 'RECORD_FIELDS', 'records_from_cloud',
-           'status_table']
+__all__ = ['DistanceRecord', 'fail_safe_minimum', 'field_column', 'names_from_json',
+           'new_records', 'packed_views', 'PairStatus', 'read_distances', 'RECORD_DTYPE',
+           'RECORD_FIELDS', 'records_from_cloud', 'status_table']
 
 
 class PairStatus(enum.IntEnum):
@@ -140,6 +140,28 @@ def _record_dtype():
 
 RECORD_DTYPE = _record_dtype()
 """Native-endian numpy dtype of one ``~/distances`` point (point_step 160)."""
+
+
+def packed_views(records):
+    """
+    Return the memory of packed records as (r, 20) float64, (r, 40) float32 and (r, 160) bytes.
+
+    Compiled passes over a cycle's records (``gjk_ros.core.record_passes``, ``core.closing``)
+    read and write fields there, at ``field_column(name)`` of the view of the field's size:
+    every field is aligned to its size (``_record_dtype``).
+    """
+    if not records.flags.c_contiguous or records.dtype != RECORD_DTYPE:
+        raise ValueError('packed_views: expected a packed RECORD_DTYPE array')
+    count = len(records)
+    return (records.view(numpy.float64).reshape(count, RECORD_DTYPE.itemsize // 8),
+            records.view(numpy.float32).reshape(count, RECORD_DTYPE.itemsize // 4),
+            records.view(numpy.uint8).reshape(count, RECORD_DTYPE.itemsize))
+
+
+def field_column(name):
+    """Return a field's column in the ``packed_views`` view of its size (offset // size)."""
+    kind, offset = RECORD_DTYPE.fields[name][:2]
+    return offset // kind.itemsize
 
 
 def new_records(count):

@@ -44,7 +44,7 @@ from gjk_ros.core.closing import record_rates
 from gjk_ros.core.interpolation import FrameMotion
 from gjk_ros.ros.compute.pairs import InputState
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE, status_table
+from gjk_ros.ros.records import packed_views, PairStatus, RECORD_DTYPE, status_table
 import numpy
 
 __all__ = ['ClosingSpeeds', 'frame_poses', 'PieceVelocities']
@@ -190,7 +190,7 @@ class ClosingSpeeds:
         pairs, spans, centres, radii = self._arrays
         # The kernel writes the records' words in place: a packed copy if they are not packed.
         target = records if records.flags.c_contiguous else numpy.ascontiguousarray(records)
-        words = target.view(numpy.float64).reshape(len(target), RECORD_DTYPE.itemsize // 8)
+        words = packed_views(target)[0]
         self.robot_speeds = numpy.empty(len(target)) if robot_speeds else None
         poses = numpy.ascontiguousarray(poses, dtype=numpy.float64)
         record_rates(motion, row, at_rest, pairs, spans,

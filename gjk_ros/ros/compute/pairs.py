@@ -37,7 +37,8 @@ import os
 from gjk_ros.core import Status
 from gjk_ros.core.bodypairs import BodyPairs, MEASURED, reduce_pairs
 from gjk_ros.core.query import output_arrays, VALUE_COLUMNS
-from gjk_ros.ros.records import PairStatus, RECORD_DTYPE
+from gjk_ros.core.record_passes import fold_answers
+from gjk_ros.ros.records import field_column, packed_views, PairStatus, RECORD_DTYPE
 import numpy
 
 # Threads of the engine's update (``PairSet``: a worker thread shares large updates, same
@@ -303,7 +304,6 @@ class PairTracker:
         # One copy of the layout's template (ids set, every float NaN, status INVALID: without
         # piece pairs nothing is computed, and a VALID body state alone is no measurement).
         records = specs.new_records()
-        status = records['status']
         if len(self.layout.pairs):
             pair_inputs = self._pair_inputs(piece_inputs)
             orphans = self.layout.orphans
@@ -322,7 +322,7 @@ class PairTracker:
                 core_status = numpy.full(specs.count, Status.INACTIVE, dtype=numpy.int8)
             self._measure_points(poses, piece_inputs, pair_inputs, max_distance, rows,
                                  core_status)
-            self._reduce(records, status, pair_inputs, rows, core_status)
+            self._reduce(records, pair_inputs, rows, core_status)
         return records
 
     def _pair_inputs(self, piece_inputs):
@@ -420,63 +420,17 @@ class PairTracker:
         self.iterations = int(pair_set.iterations[computed].sum())
         self._computed_last = MEASURED[pair_set.status]  # computed or kept: a warm cache
 
-    def _reduce(self, records, status, pair_inputs, rows, core_status):
+    def _reduce(self, records, pair_inputs, rows, core_status):
         """
         Record statuses, worst input first; measured records take the engine's rows.
 
-        A constant number of array operations per cycle, none per record: the value fields
-        are written in one step through ``value_view_or_none`` (NaN where not measured).
+        One compiled pass over the records (``record_passes.fold_answers``), written into
+        their memory in place (``records`` are a fresh packed copy, ``new_records``).
         """
         specs = self._specs
-        bad = pair_inputs != InputState.OK
-        invalid = specs.state == PairStatus.INVALID
-        stale = numpy.zeros(specs.count, dtype=bool)
-        if bad.any():  # most cycles every input is good: no per-pair pass
-            invalid |= _any_per_record(specs, pair_inputs == InputState.INVALID)
-            stale = _any_per_record(specs, pair_inputs == InputState.STALE)
-        pending = (specs.state == PairStatus.PENDING) & ~invalid
-        stale &= ~invalid & ~pending
-        known = ~invalid & ~stale & ~pending
-        answered = MEASURED[core_status] & known
-        # A measured pair must never come back non-finite; refuse to publish it (INVALID).
-        measured = answered & _finite_rows(rows, answered)
-        status[:] = PairStatus.INVALID
-        status[pending] = PairStatus.PENDING
-        status[stale] = PairStatus.STALE
-        status[known & ~answered] = PairStatus.BEYOND
-        status[measured] = numpy.where(_approximate(core_status[measured]),
-                                       PairStatus.APPROXIMATE, PairStatus.VALID)
-        values = rows[:, _RECORD_COLUMNS]
-        values[~measured] = numpy.nan
-        view = value_view_or_none(records)
-        if view is None:
-            for column, name in enumerate(VALUE_FIELDS):
-                records[name] = values[:, column]
-        else:
-            view[...] = values
-        # x, y, z: the link witness as float32, for RViz (see records.py).
-        for column, name in enumerate(('x', 'y', 'z')):
-            records[name] = values[:, column]
-
-
-def _finite_rows(rows, candidates):
-    """
-    Which rows are finite: a NaN or infinity makes a row's sum non-finite.
-
-    One matrix-vector product instead of an elementwise test of every value (a quarter of a
-    millisecond at 11,000 records); the rare candidate row whose sum is not finite is tested
-    value by value (a sum of huge finite values can overflow).
-    """
-    with numpy.errstate(invalid='ignore', over='ignore'):  # inf - inf, an overflow: expected
-        finite = numpy.isfinite(rows @ _ONES)
-    doubtful = numpy.flatnonzero(candidates & ~finite)
-    if len(doubtful):
-        finite[doubtful] = numpy.isfinite(rows[doubtful]).all(axis=1)
-    return finite
-
-
-def _any_per_record(specs, mask):
-    return numpy.bincount(specs.owner, weights=mask, minlength=specs.count) > 0
+        fold_answers(specs.state, specs.starts, specs.stops, pair_inputs, _INPUT_CODES,
+                     numpy.ascontiguousarray(rows, dtype=numpy.float64), core_status,
+                     MEASURED, _APPROXIMATE, _STATUS_CODES, *_record_memory(records))
 
 
 # The record fields of a value row, and the row columns they take (query.VALUE_COLUMNS order:
@@ -484,7 +438,6 @@ def _any_per_record(specs, mask):
 VALUE_FIELDS = ('link_x', 'link_y', 'link_z', 'obstacle_x', 'obstacle_y', 'obstacle_z',
                 'normal_x', 'normal_y', 'normal_z', 'distance', 'error_bound')
 _RECORD_COLUMNS = numpy.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 10])
-_ONES = numpy.ones(VALUE_COLUMNS)
 
 
 def value_rows(records, rows):
@@ -522,15 +475,29 @@ def _consecutive_offset():
 
 
 _VALUE_OFFSET = _consecutive_offset()
+# fold_answers' arguments: the input and status codes, the core statuses that carry a bound
+# (APPROXIMATE), and where each value field, x, y, z and the status are in a packed record.
+_INPUT_CODES = numpy.array([InputState.STALE, InputState.INVALID], dtype=numpy.int64)
+_STATUS_CODES = numpy.array([PairStatus.VALID, PairStatus.APPROXIMATE, PairStatus.BEYOND,
+                             PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING],
+                            dtype=numpy.int64)
+_APPROXIMATE = numpy.array([s in (Status.MAX_ITERATIONS, Status.DEGENERATE)
+                            for s in range(len(MEASURED))])
+_WORD_COLUMNS = numpy.array([field_column(name) for name in VALUE_FIELDS])
+_SINGLE_COLUMNS = numpy.array([field_column(name) for name in 'xyz'])
+
+
+def _record_memory(records):
+    """``fold_answers``' record arguments: the value fields as words, x, y, z, the status."""
+    words, singles, octets = packed_views(records)
+    return (words, _WORD_COLUMNS, _RECORD_COLUMNS, singles, _SINGLE_COLUMNS, octets,
+            field_column('status'))
+
+
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']
 # The core status of an exact answer of sign -1, 0, +1.
 _INACTIVE, _BEYOND = int(Status.INACTIVE), int(Status.BEYOND)
 _SIGNED = numpy.array([Status.PENETRATING, Status.TOUCHING, Status.SEPARATED], dtype=numpy.int8)
-
-
-def _approximate(core_status):
-    """Which measured statuses carry a bound rather than the exact distance (APPROXIMATE)."""
-    return (core_status == Status.MAX_ITERATIONS) | (core_status == Status.DEGENERATE)
 
 
 class _CloudPairs:
@@ -582,6 +549,8 @@ class _SpecArrays:
         self.obstacle_id = numpy.array([spec.obstacle_id for spec in specs],
                                        dtype=numpy.uint32)
         self.owner = numpy.repeat(numpy.arange(len(specs)), counts)
+        self.starts = numpy.array([spec.start for spec in specs], dtype=numpy.int64)
+        self.stops = numpy.array([spec.stop for spec in specs], dtype=numpy.int64)
         self.empty = counts == 0
         self.state = numpy.array([spec.state for spec in specs], dtype=numpy.int64)
         self.self_pair = numpy.array([spec.self_pair for spec in specs], dtype=bool)

@@ -27,8 +27,9 @@ The fail-safe minimum and the time of the records: pure functions of a record ar
 
 import math
 
+from gjk_ros.core.record_passes import smallest_bound
 from gjk_ros.ros.inputs.timekeeping import TIMELESS, UNKNOWN
-from gjk_ros.ros.records import PairStatus, status_table
+from gjk_ros.ros.records import field_column, packed_views, PairStatus, status_table
 import numpy
 
 __all__ = ['data_stamp', 'lower_bounds', 'min_distance', 'record_ages', 'record_stamps',
@@ -61,12 +62,23 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
         with no record, +inf if ``allow_no_obstacles`` else -inf.
 
     """
-    status = records['status']
-    if not ready or _UNKNOWN[status].any():
+    if not ready:
+        return -math.inf
+    bound, _, unknown = _smallest_bound(records, max_distance)
+    if unknown >= 0:
         return -math.inf
     if not len(records):
         return math.inf if allow_no_obstacles else -math.inf
-    return float(numpy.nanmin(lower_bounds(records, max_distance)))
+    return bound
+
+
+def _smallest_bound(records, max_distance):
+    """Return (smallest bound, its row, first unknown row): one compiled pass (record_passes)."""
+    words, _, octets = packed_views(numpy.ascontiguousarray(records))
+    bound, row, unknown = smallest_bound(octets, _STATUS_BYTE, words, _BOUND_WORDS, _UNKNOWN,
+                                         int(PairStatus.APPROXIMATE), int(PairStatus.BEYOND),
+                                         float(max_distance))
+    return float(bound), int(row), int(unknown)
 
 
 def lower_bounds(records, max_distance):
@@ -81,6 +93,10 @@ def lower_bounds(records, max_distance):
 # Statuses that carry no measurement and no bound: unknown is treated as contact.
 UNKNOWN_STATUS = _UNKNOWN = status_table([PairStatus.STALE, PairStatus.INVALID,
                                           PairStatus.PENDING])
+# Where smallest_bound reads a record: its status byte and the words of its bound's fields.
+_STATUS_BYTE = field_column('status')
+_BOUND_WORDS = numpy.array([field_column(name) for name in
+                            ('distance', 'error_bound', 'swept_distance')])
 
 
 def record_stamps(tracker, piece_stamps):
@@ -155,24 +171,22 @@ def safety_cause(records, is_self, minimum, reasons, names, max_distance):
     ``is_self`` marks self pairs (their obstacle id is a link's); ``names`` is
     ``(links, obstacles)`` by id.
     """
-    status = records['status']
+    bound, row, unknown = _smallest_bound(records, max_distance)
     if math.isfinite(minimum):
-        bound = lower_bounds(records, max_distance)
-        row = int(numpy.nanargmin(numpy.where(_UNKNOWN[status], numpy.nan, bound)))
-        link, obstacle = _pair_names(records[row], is_self[row], names)
-        name = PairStatus(status[row]).name
-        if bound[row] == records['swept_distance'][row] and \
-                not bound[row] == records['distance'][row]:
-            name += ', swept at %.2f of the interval' % records['swept_fraction'][row]
+        record = records[row]
+        link, obstacle = _pair_names(record, is_self[row], names)
+        name = PairStatus(record['status']).name
+        if bound == record['swept_distance'] and not bound == record['distance']:
+            name += ', swept at %.2f of the interval' % record['swept_fraction']
         return link, obstacle, 'closest: %s to %s (%s)' % (link, obstacle, name)
-    unknown = numpy.flatnonzero(_UNKNOWN[status])
-    if minimum == math.inf or not (reasons or unknown.size):
+    if minimum == math.inf or not (reasons or unknown >= 0):
         return '', '', 'no pair in scope'
     if reasons:
         return '', '', 'not ready: %s' % reasons[0]
-    row = int(unknown[0])
-    link, obstacle = _pair_names(records[row], is_self[row], names)
-    return link, obstacle, '%s to %s is %s' % (link, obstacle, PairStatus(status[row]).name)
+    record = records[unknown]
+    link, obstacle = _pair_names(record, is_self[unknown], names)
+    return link, obstacle, '%s to %s is %s' % (link, obstacle,
+                                               PairStatus(record['status']).name)
 
 
 def _pair_names(record, is_self, names):
