@@ -154,8 +154,8 @@ class Row:
         return 1000.0 / self.rate_hz
 
 
-# The shard comparison's load: one node on one core just holds 100 Hz at this many obstacles on
-# this machine (cycles near 7 ms of the 10 ms period); shards2 has SHARD_GROWTH times as many.
+# The shard comparison's load: one node on one core holds 100 Hz at this many obstacles on this
+# machine (cycles of 5 to 6 ms of the 10 ms period); shards2 has SHARD_GROWTH times as many.
 SHARD_BASE_OBSTACLES = 1200
 SHARD_GROWTH = 1.6
 SAFETY_P99 = 'safety_latency_p99_ms'
@@ -166,7 +166,7 @@ def shard_rows(base=SHARD_BASE_OBSTACLES):
     Return the rows that measure how throughput grows with shards, ``base`` obstacles at 1x.
 
     ``single_1x`` is the reference: one node on one core (an instance's share of the machine,
-    as each shard has one) that just holds 100 Hz. ``single_1.6x`` is one node with the shards'
+    as each shard has one) that holds 100 Hz. ``single_1.6x`` is one node with the shards'
     load and both cores (its pair engine's two threads: for contrast), ``shards2`` two shards
     with it, a core each: met when its TF -> ~/safety p99 is at most the reference's in the same
     run. Only the safety path is read.
