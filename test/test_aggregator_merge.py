@@ -305,6 +305,31 @@ def test_diagnostics_name_the_silent_and_the_unknown_shard():
     assert statuses[prefix + 'aggregate'].level == WARN  # in contact, and known
 
 
+def test_diagnostics_say_how_old_each_shards_summaries_arrive_per_period():
+    node = _FakeNode()
+    outputs = AggregatorOutputs(node, DEADLINE)
+    board = ShardBoard([A, B], DEADLINE)
+    for stamp, arrival in ((5 * NS, 5 * NS + 4_000_000), (6 * NS, 6 * NS + 10_000_000)):
+        board.on_summary(A, detail(0.4, stamp_ns=stamp), 1.0, arrival)
+    board.on_summary(B, detail(0.3, stamp_ns=0), 1.0, 6 * NS)  # no time: no age
+    outputs.publish_diagnostics(board, 1.1, _Stamp())
+
+    def ages(shard):
+        statuses = {status.name: status for status in node.published['/diagnostics'][-1].status}
+        values = {item.key: item.value
+                  for item in statuses['robot/gjk_aggregator: shard ' + shard].values}
+        return values['arrival_age_ms_mean'], values['arrival_age_ms_max']
+
+    assert ages(A) == ('7.00', '10.00')
+    assert ages(B) == ('', '')
+    # Each entry covers the period since the last one.
+    board.on_summary(A, detail(0.4, stamp_ns=7 * NS), 1.2, 7 * NS - 1_000_000)
+    outputs.publish_diagnostics(board, 1.2, _Stamp())
+    assert ages(A) == ('-1.00', '-1.00')  # the clocks of two machines disagree
+    outputs.publish_diagnostics(board, 1.3, _Stamp())
+    assert ages(A) == ('', '')
+
+
 # -- parameters ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('values, named', [

@@ -126,7 +126,8 @@ class Aggregator(Node):
             self.outputs.publish(aggregate, self.board.max_range())
 
     def _on_summary(self, name, message):
-        self._publish(self.board.on_summary(name, message, self._now()))
+        self._publish(self.board.on_summary(name, message, self._now(),
+                                            self.get_clock().now().nanoseconds))
 
     def _on_event(self, handler, value):
         """Take a middleware event about a shard; publish if a silence changed."""

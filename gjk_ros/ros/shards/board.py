@@ -53,9 +53,13 @@ class ShardBoard:
         self.published = None  # steady seconds of the last aggregate handed out
         self._last = None  # that aggregate
 
-    def on_summary(self, name, message, steady_now):
-        """Take a shard's ``~/safety_detail``; return the aggregate to publish, or None."""
-        self.watches[name].heard(message, steady_now)
+    def on_summary(self, name, message, steady_now, ros_now_ns=None):
+        """
+        Take a shard's ``~/safety_detail``; return the aggregate to publish, or None.
+
+        ``ros_now_ns``: ROS time at its arrival (``ShardWatch.heard``).
+        """
+        self.watches[name].heard(message, steady_now, ros_now_ns)
         aggregate = self.aggregate(steady_now)
         return self._hand_out(aggregate, steady_now) if is_news(aggregate, self._last) \
             else None

@@ -113,6 +113,8 @@ class AggregatorOutputs:
         message = DiagnosticArray(status=statuses)
         message.header.stamp = stamp
         self.diagnostics.publish(message)
+        for watch in board.watches.values():
+            watch.arrival_ages.restart()
 
 
 def aggregate_status(node_name, aggregate, deadline):
@@ -132,7 +134,13 @@ def aggregate_status(node_name, aggregate, deadline):
 
 
 def shard_status(node_name, watch, steady_now):
-    """Return one shard's entry: heard (OK), silent or unknown (ERROR), and why."""
+    """
+    Return one shard's entry: heard (OK), silent or unknown (ERROR), and why.
+
+    Its values include how old the shard's summaries arrived since the last entry
+    (``arrival_age_ms_mean`` and ``_max``: ROS time at arrival minus the stamp), what the
+    aggregator's ``deadline`` must cover.
+    """
     silence = watch.silence(steady_now)
     summary = watch.summary
     if silence is not None:
@@ -145,10 +153,14 @@ def shard_status(node_name, watch, steady_now):
         level = max(level, WARN)
         message += '; incompatible QoS offered by another publisher: %s' % watch.incompatible
     age = math.inf if watch.received is None else steady_now - watch.received
+    ages = watch.arrival_ages
+    mean = ages.mean()
     return DiagnosticStatus(
         level=level, name='%s: shard %s' % (node_name, watch.name), message=message,
         hardware_id=HARDWARE_ID, values=_values(
             received_age_s='never' if watch.received is None else '%.3f' % age,
+            arrival_age_ms_mean='' if mean is None else '%.2f' % (mean * 1e3),
+            arrival_age_ms_max='' if mean is None else '%.2f' % (ages.largest * 1e3),
             messages=watch.messages, unreadable=watch.unreadable,
             deadlines_missed=watch.deadlines_missed, alive=str(watch.alive).lower(),
             incompatible_qos=watch.incompatible,

@@ -31,9 +31,11 @@ proof of life newer than any event about the past), so an event delivered late c
 fail-safe answer, never a made-up one.
 """
 
+import math
+
 from gjk_ros.ros.shards.summary import read_summary, unreadable
 
-__all__ = ['ShardWatch']
+__all__ = ['ArrivalAges', 'ShardWatch']
 
 
 class ShardWatch:
@@ -60,9 +62,15 @@ class ShardWatch:
         self.deadlines_missed = 0
         self.alive = True
         self.incompatible = ''
+        self.arrival_ages = ArrivalAges()
 
-    def heard(self, message, steady_now):
-        """Take a ``~/safety_detail`` message; an unreadable one is an unknown summary."""
+    def heard(self, message, steady_now, ros_now_ns=None):
+        """
+        Take a ``~/safety_detail`` message; an unreadable one is an unknown summary.
+
+        ``ros_now_ns``: ROS time at its arrival, which the summary's stamp is in (None: not
+        known), for how old summaries arrive (``ArrivalAges``).
+        """
         try:
             self.summary = read_summary(message)
         except ValueError as error:
@@ -72,6 +80,8 @@ class ShardWatch:
         self.messages += 1
         self.deadline_missed = False
         self.alive = True
+        if ros_now_ns is not None and self.summary.stamp_ns > 0:
+            self.arrival_ages.add((ros_now_ns - self.summary.stamp_ns) * 1e-9)
 
     def on_deadline_missed(self, total_count):
         """Note that the middleware saw no message within the deadline."""
@@ -102,3 +112,30 @@ class ShardWatch:
         if not self.alive:
             return 'the middleware reports its liveliness lost'
         return None
+
+
+class ArrivalAges:
+    """
+    How old a shard's summaries are when they arrive, over one diagnostics period.
+
+    The age is ROS time at arrival minus the summary's stamp: the shard's own latency from its
+    oldest datum to its output, plus the transport. It is what the ``deadline`` must cover, so
+    ``/diagnostics`` shows it per shard; a negative age means the machines' clocks disagree.
+    """
+
+    def __init__(self):
+        self.count, self.total, self.largest = 0, 0.0, -math.inf
+
+    def add(self, seconds):
+        """Take one summary's age."""
+        self.count += 1
+        self.total += seconds
+        self.largest = max(self.largest, seconds)
+
+    def mean(self):
+        """Return the mean age in seconds, or None when no summary arrived."""
+        return self.total / self.count if self.count else None
+
+    def restart(self):
+        """Start a new period (after ``/diagnostics`` reported this one)."""
+        self.count, self.total, self.largest = 0, 0.0, -math.inf
