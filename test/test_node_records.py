@@ -272,11 +272,14 @@ def test_importing_the_reader_starts_nothing():
     assert output.strip() == '[]'
 
 
-# Records of random statuses, distances, error bounds and swept bounds (NaN: none).
+# Records of random statuses, distances, error bounds and swept bounds. A distance is NaN one
+# time in three (a malformed measurement), a swept bound one time in two (none).
+DISTANCES = strategies.one_of(strategies.floats(-1.0, 1.0), strategies.floats(-1.0, 1.0),
+                              strategies.just(math.nan))
+SWEPT = strategies.one_of(strategies.floats(-1.0, 3.0), strategies.just(math.nan))
 RANDOM_ROWS = strategies.lists(strategies.tuples(
-    strategies.sampled_from(list(PairStatus)),
-    strategies.floats(-1.0, 1.0), strategies.floats(0.0, 0.1),
-    strategies.one_of(strategies.just(math.nan), strategies.floats(-1.0, 3.0))), max_size=6)
+    strategies.sampled_from(list(PairStatus)), DISTANCES, strategies.floats(0.0, 0.1), SWEPT),
+    max_size=6)
 
 
 def records_of(rows):
@@ -316,18 +319,26 @@ def test_the_safety_cause_names_the_first_record_the_minimum_rests_on(rows):
     names = ({0: 'arm'}, {index: 'box/%d' % index for index in range(len(rows))})
     link, obstacle, cause = safety_cause(records, numpy.zeros(len(rows), dtype=bool), minimum,
                                          [], names, 2.0)
-    unknown = [index for index, row in enumerate(rows)
-               if row[0] in (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING)]
+    samples = [2.0 if status == PairStatus.BEYOND else distance - bound
+               if status == PairStatus.APPROXIMATE else distance
+               for status, distance, bound, _ in rows]
+    unknown = [index for index, (row, sample) in enumerate(zip(rows, samples))
+               if row[0] in (PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING) or
+               math.isnan(sample)]
     if math.isfinite(minimum):
-        bounds = [min([value for value in (
-            2.0 if status == PairStatus.BEYOND else distance - bound
-            if status == PairStatus.APPROXIMATE else distance, swept)
-            if not math.isnan(value)]) for status, distance, bound, swept in rows]
+        bounds = [min(sample, swept) if not math.isnan(swept) else sample
+                  for sample, (_, _, _, swept) in zip(samples, rows)]
         assert (link, obstacle) == ('arm', 'box/%d' % bounds.index(minimum))
         assert cause.startswith('closest: arm to %s (' % obstacle)
     elif unknown:
-        assert (link, obstacle) == ('arm', 'box/%d' % unknown[0])
-        assert cause == 'arm to box/%d is %s' % (unknown[0], PairStatus(rows[unknown[0]][0]).name)
+        first = unknown[0]
+        name = PairStatus(rows[first][0]).name
+        if not math.isnan(samples[first]) or rows[first][0] in (
+                PairStatus.STALE, PairStatus.INVALID, PairStatus.PENDING):
+            expected = 'arm to box/%d is %s' % (first, name)
+        else:
+            expected = 'arm to box/%d is %s without a distance' % (first, name)
+        assert (link, obstacle, cause) == ('arm', 'box/%d' % first, expected)
     else:
         assert (link, obstacle, cause) == ('', '', 'no pair in scope')
 

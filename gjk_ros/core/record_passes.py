@@ -136,9 +136,11 @@ def smallest_bound(octets, status_byte, words, columns, unknown_table, approxima
     ``octets`` and ``words`` are the records as bytes and float64 words, the status the byte
     ``status_byte`` and ``columns`` the words of (distance, error_bound, swept_distance). A
     record's bound is its distance (``distance - error_bound`` when APPROXIMATE,
-    ``max_distance`` when BEYOND), or its swept distance where that is lower (NaN ignored).
-    Records whose status ``unknown_table`` marks carry none; the first of them is returned (-1:
-    none). The smallest bound is that of the first record that has it (NaN, -1: no bound).
+    ``max_distance`` when BEYOND), or its swept distance where that is lower (a NaN swept
+    distance is none). Records whose status ``unknown_table`` marks carry none, nor does a
+    record whose own bound is not a number (a measurement without a distance): the first of
+    either is returned (-1: none). The smallest bound is that of the first record that has it
+    (NaN, -1: no bound).
     """
     distance, error_bound, swept = columns[0], columns[1], columns[2]
     best, row, unknown = np.nan, -1, -1
@@ -153,8 +155,12 @@ def smallest_bound(octets, status_byte, words, columns, unknown_table, approxima
             bound = words[i, distance] - words[i, error_bound]
         elif code == beyond_code:
             bound = max_distance
-        if math.isnan(bound) or words[i, swept] < bound:
+        if math.isnan(bound):
+            if unknown < 0:
+                unknown = i
+            continue
+        if words[i, swept] < bound:
             bound = words[i, swept]
-        if not math.isnan(bound) and (row < 0 or bound < best):
+        if row < 0 or bound < best:
             best, row = bound, i
     return best, row, unknown

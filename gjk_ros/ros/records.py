@@ -251,7 +251,8 @@ def fail_safe_minimum(records, max_distance=math.inf, allow_no_obstacles=False):
     The same rule as ``~/min_distance``: -inf when the node was not ready or a record is
     STALE, INVALID or PENDING; else the smallest VALID distance, APPROXIMATE lower bound
     (``distance - error_bound``), BEYOND bound (``max_distance``, the node's parameter) and
-    swept lower bound (``swept_distance``, where there is one). A cloud with no record is -inf
+    swept lower bound (``swept_distance``, where there is one); -inf too for a VALID or
+    APPROXIMATE record without a distance (a malformed cloud). A cloud with no record is -inf
     unless ``allow_no_obstacles``.
     """
     if not records:
@@ -262,11 +263,14 @@ def fail_safe_minimum(records, max_distance=math.inf, allow_no_obstacles=False):
                                                  PairStatus.PENDING):
             return -math.inf
         if record.status == PairStatus.APPROXIMATE:
-            values.append(record.distance - record.error_bound)
+            value = record.distance - record.error_bound
         elif record.status == PairStatus.BEYOND:
-            values.append(max_distance)
+            value = max_distance
         else:
-            values.append(record.distance)
+            value = record.distance
+        if math.isnan(value):
+            return -math.inf  # a measurement without a distance: unknown
+        values.append(value)
         if not math.isnan(record.swept_distance):
             values.append(record.swept_distance)
     return min(values)

@@ -59,7 +59,9 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
         -inf if not ready or if any record is STALE, INVALID or PENDING; else the minimum of
         VALID distances, APPROXIMATE ``distance - error_bound``, BEYOND ``max_distance`` and
         every ``swept_distance`` there is (the motion since the last cycle, docs/motion.md);
-        with no record, +inf if ``allow_no_obstacles`` else -inf.
+        -inf too if a VALID or APPROXIMATE record's bound is not a number (never made by the
+        node: PairTracker refuses it); with no record, +inf if ``allow_no_obstacles`` else
+        -inf.
 
     """
     if not ready:
@@ -185,8 +187,10 @@ def safety_cause(records, is_self, minimum, reasons, names, max_distance):
         return '', '', 'not ready: %s' % reasons[0]
     record = records[unknown]
     link, obstacle = _pair_names(record, is_self[unknown], names)
-    return link, obstacle, '%s to %s is %s' % (link, obstacle,
-                                               PairStatus(record['status']).name)
+    name = PairStatus(record['status']).name
+    if not _UNKNOWN[record['status']]:
+        name += ' without a distance'
+    return link, obstacle, '%s to %s is %s' % (link, obstacle, name)
 
 
 def _pair_names(record, is_self, names):
