@@ -41,7 +41,7 @@ from .pairset import PairSet
 from .query import VALUE_COLUMNS
 from .status import Status
 
-__all__ = ['BodyPairs', 'MEASURED', 'reduce_pairs']
+__all__ = ['BodyPairs', 'MEASURED', 'padded_row', 'reduce_pairs', 'unsigned_row']
 
 # Core statuses that carry a measured distance, indexed by status value.
 MEASURED = np.array([s in (Status.SEPARATED, Status.TOUCHING, Status.PENETRATING,
@@ -66,7 +66,7 @@ def padded_row(source, pad_first, pad_second, row):
 
 
 @njit(inline=True)
-def _unsigned_row(source, pad_first, pad_second, row):
+def unsigned_row(source, pad_first, pad_second, row):
     """Overwrite a padded row with contact at the flat piece's witness (``unsigned`` pairs)."""
     row[0] = -pad_first - pad_second
     for c in range(3):
@@ -114,7 +114,7 @@ def reduce_pairs(values, status, counts, groups, sizes, pad_first, pad_second, m
             pair_status[n, k] = status[n, chosen]
             padded_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
             if unsigned[chosen] and values[n, chosen, 0] < 0.0:
-                _unsigned_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
+                unsigned_row(values[n, chosen], pad_first[k], pad_second[k], rows[n, k])
                 pair_status[n, k] = _TOUCHING
 
 

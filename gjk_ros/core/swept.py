@@ -68,7 +68,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .bodypairs import _unsigned_row, MEASURED, padded_row
+from .bodypairs import MEASURED, padded_row, unsigned_row
 from .distance import check_poses
 from .interpolation import frame_at, FrameMotion, sphere_motion_into
 from .pairset import PairSet, sphere_gap
@@ -393,7 +393,7 @@ def _sweep(scene, pairs, groups, sizes, pad_first, pad_second, motion, piece_fra
             continue
         padded_row(row, pad_first[g], pad_second[g], rows[g])
         if unsigned[piece] and row[V_DISTANCE] < 0.0:
-            _unsigned_row(row, pad_first[g], pad_second[g], rows[g])
+            unsigned_row(row, pad_first[g], pad_second[g], rows[g])
             rows[g, V_BOUND] = row[V_BOUND]  # the bracket of max(d, 0), not 0
 
 
