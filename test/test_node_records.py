@@ -35,7 +35,8 @@ import pytest
 sensor_msgs = pytest.importorskip('sensor_msgs.msg')
 
 from gjk_ros.ros.outputs.publishers import make_cloud  # noqa: E402, I100
-from gjk_ros.ros.outputs.safety import min_distance, safety_cause  # noqa: E402
+from gjk_ros.ros.outputs.safety import (min_distance, safety_cause,  # noqa: E402
+                                        safety_minimum)
 from std_msgs.msg import Header, String  # noqa: E402
 
 PointCloud2, PointField = sensor_msgs.PointCloud2, sensor_msgs.PointField
@@ -315,10 +316,12 @@ def test_the_cloud_rebuilds_the_fail_safe_minimum(rows, ready, allow_empty):
 def test_the_safety_cause_names_the_first_record_the_minimum_rests_on(rows):
     """The closest pair is the first record whose bound is the minimum; else the first unknown."""
     records = records_of(rows)
-    minimum = min_distance(records, max_distance=2.0)
+    found = safety_minimum(records, max_distance=2.0)
+    minimum = found.value
+    assert minimum == min_distance(records, max_distance=2.0)
     names = ({0: 'arm'}, {index: 'box/%d' % index for index in range(len(rows))})
-    link, obstacle, cause = safety_cause(records, numpy.zeros(len(rows), dtype=bool), minimum,
-                                         [], names, 2.0)
+    link, obstacle, cause = safety_cause(records, numpy.zeros(len(rows), dtype=bool), found,
+                                         [], names)
     samples = [2.0 if status == PairStatus.BEYOND else distance - bound
                if status == PairStatus.APPROXIMATE else distance
                for status, distance, bound, _ in rows]

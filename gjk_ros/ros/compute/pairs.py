@@ -485,13 +485,14 @@ _APPROXIMATE = numpy.array([s in (Status.MAX_ITERATIONS, Status.DEGENERATE)
                             for s in range(len(MEASURED))])
 _WORD_COLUMNS = numpy.array([field_column(name) for name in VALUE_FIELDS])
 _SINGLE_COLUMNS = numpy.array([field_column(name) for name in 'xyz'])
+_STATUS_BYTE = field_column('status')
 
 
 def _record_memory(records):
     """``fold_answers``' record arguments: the value fields as words, x, y, z, the status."""
     words, singles, octets = packed_views(records)
     return (words, _WORD_COLUMNS, _RECORD_COLUMNS, singles, _SINGLE_COLUMNS, octets,
-            field_column('status'))
+            _STATUS_BYTE)
 
 
 _FLOAT_FIELDS = [name for name in RECORD_DTYPE.names if RECORD_DTYPE[name].kind == 'f']

@@ -36,7 +36,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from gjk_ros.ros.compute.bodies import LINK, OBSTACLE
 from gjk_ros.ros.managed import scaling_settings
 from gjk_ros.ros.outputs.hull_markers import distance_colour, MarkerBuilder, swept_segment
-from gjk_ros.ros.outputs.safety import min_distance, safety_cause
+from gjk_ros.ros.outputs.safety import min_distance, safety_cause, safety_minimum
 from gjk_ros.ros.outputs.separation_margins import SeparationOutputs
 from gjk_ros.ros.outputs.speed_scaling import ScalingSettings, SpeedScaler
 from gjk_ros.ros.qos import LATCHED_QOS, OUTPUT_QOS, safety_period, safety_qos
@@ -167,8 +167,9 @@ class Outputs:
         obstacle_records = _selected(records, ~self_mask)
         in_minimum = slice(None) if config.self_collision_in_min_distance else ~self_mask
         counted = records if config.self_collision_in_min_distance else obstacle_records
-        minimum = min_distance(counted, not reasons, config.max_distance,
+        found = safety_minimum(counted, not reasons, config.max_distance,
                                config.allow_no_obstacles)
+        minimum = found.value
         self.min_distance.publish(Float64(data=minimum))
         self.safety.publish(Range(header=header, radiation_type=Range.INFRARED,
                                   field_of_view=0.0, min_range=-math.inf,
@@ -188,18 +189,17 @@ class Outputs:
             link_names, link_groups, limit)
         scaling.update(separation)
         if self.safety_detail.get_subscription_count():
-            self._publish_detail(counted, self_mask[in_minimum], minimum, reasons, header, both,
+            self._publish_detail(counted, self_mask[in_minimum], found, reasons, header, both,
                                  scaling)
         if self.distances.get_subscription_count():
             self.distances.publish(make_cloud(obstacle_records, header))
         if config.self_collision and self.self_distances.get_subscription_count():
             self.self_distances.publish(make_cloud(records[self_mask], header))
 
-    def _publish_detail(self, records, self_mask, minimum, reasons, header, names, scaling):
+    def _publish_detail(self, records, self_mask, found, reasons, header, names, scaling):
         """``~/safety_detail``: the minimum, the pair or reason behind it, and the scaling."""
-        max_distance = self._config.max_distance
-        link, obstacle, cause = safety_cause(records, self_mask, minimum, reasons, names,
-                                             max_distance)
+        max_distance, minimum = self._config.max_distance, found.value
+        link, obstacle, cause = safety_cause(records, self_mask, found, reasons, names)
         level = DiagnosticStatus.OK if minimum > 0.0 else \
             DiagnosticStatus.WARN if math.isfinite(minimum) else DiagnosticStatus.ERROR
         # max_distance: ~/safety's max_range, so that a reader of this topic alone (the shards'

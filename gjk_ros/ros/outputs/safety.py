@@ -25,6 +25,7 @@ The fail-safe minimum and the time of the records: pure functions of a record ar
   consumer rebuild the fail-safe minimum from the cloud.
 """
 
+import collections
 import math
 
 from gjk_ros.core.record_passes import smallest_bound
@@ -33,7 +34,16 @@ from gjk_ros.ros.records import field_column, packed_views, PairStatus, status_t
 import numpy
 
 __all__ = ['data_stamp', 'lower_bounds', 'min_distance', 'record_ages', 'record_stamps',
-           'safety_cause', 'UNKNOWN_STATUS']
+           'safety_cause', 'safety_minimum', 'SafetyMinimum', 'UNKNOWN_STATUS']
+
+
+class SafetyMinimum(collections.namedtuple('SafetyMinimum', 'value row unknown')):
+    """
+    The fail-safe minimum (``value``) and what it rests on (``safety_minimum``).
+
+    ``row`` is the first record whose bound is the minimum, ``unknown`` the first record that
+    carries no measurement (-1: none, or not looked for because the node was not ready).
+    """
 
 
 def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=False):
@@ -64,23 +74,27 @@ def min_distance(records, ready=True, max_distance=math.inf, allow_no_obstacles=
         -inf.
 
     """
+    return safety_minimum(records, ready, max_distance, allow_no_obstacles).value
+
+
+def safety_minimum(records, ready=True, max_distance=math.inf, allow_no_obstacles=False):
+    """
+    Return ``min_distance`` (same arguments) with the records it rests on (``SafetyMinimum``).
+
+    One compiled pass over the records (``record_passes.smallest_bound``), for the minimum and
+    ``safety_cause`` alike.
+    """
     if not ready:
-        return -math.inf
-    bound, _, unknown = _smallest_bound(records, max_distance)
-    if unknown >= 0:
-        return -math.inf
-    if not len(records):
-        return math.inf if allow_no_obstacles else -math.inf
-    return bound
-
-
-def _smallest_bound(records, max_distance):
-    """Return (smallest bound, its row, first unknown row): one compiled pass (record_passes)."""
+        return SafetyMinimum(-math.inf, -1, -1)
     words, _, octets = packed_views(numpy.ascontiguousarray(records))
     bound, row, unknown = smallest_bound(octets, _STATUS_BYTE, words, _BOUND_WORDS, _UNKNOWN,
                                          int(PairStatus.APPROXIMATE), int(PairStatus.BEYOND),
                                          float(max_distance))
-    return float(bound), int(row), int(unknown)
+    if unknown >= 0:
+        bound = -math.inf
+    elif not len(records):
+        bound = math.inf if allow_no_obstacles else -math.inf
+    return SafetyMinimum(float(bound), int(row), int(unknown))
 
 
 def lower_bounds(records, max_distance):
@@ -164,24 +178,24 @@ def data_stamp(stamps, empty, now_ns):
     return 0 if (used == UNKNOWN).any() else int(now_ns)
 
 
-def safety_cause(records, is_self, minimum, reasons, names, max_distance):
+def safety_cause(records, is_self, minimum, reasons, names):
     """
     Say what the fail-safe minimum rests on: (link, obstacle, text).
 
-    The closest pair when the minimum is a measurement (or the ``max_distance`` bound); else
-    the first reason the node is not ready, or the first pair that is not measured.
-    ``is_self`` marks self pairs (their obstacle id is a link's); ``names`` is
-    ``(links, obstacles)`` by id.
+    ``minimum`` is the records' ``SafetyMinimum``. The closest pair when the minimum is a
+    measurement (or the ``max_distance`` bound); else the first reason the node is not ready,
+    or the first pair that is not measured. ``is_self`` marks self pairs (their obstacle id is
+    a link's); ``names`` is ``(links, obstacles)`` by id.
     """
-    bound, row, unknown = _smallest_bound(records, max_distance)
-    if math.isfinite(minimum):
+    bound, row, unknown = minimum
+    if math.isfinite(bound):
         record = records[row]
         link, obstacle = _pair_names(record, is_self[row], names)
         name = PairStatus(record['status']).name
         if bound == record['swept_distance'] and not bound == record['distance']:
             name += ', swept at %.2f of the interval' % record['swept_fraction']
         return link, obstacle, 'closest: %s to %s (%s)' % (link, obstacle, name)
-    if minimum == math.inf or not (reasons or unknown >= 0):
+    if bound == math.inf or not (reasons or unknown >= 0):
         return '', '', 'no pair in scope'
     if reasons:
         return '', '', 'not ready: %s' % reasons[0]
